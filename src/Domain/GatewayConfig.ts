@@ -1,0 +1,147 @@
+import { Effect, Schema } from "effect"
+
+/**
+ * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
+ * Cross-references (a deployment's provider, a fallback's model) are checked after decoding
+ * in `Services/GatewayConfigLoader.ts`, where the file name is known.
+ */
+
+const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
+  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+
+const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0))
+const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+const Identifier = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, {
+    expected: "an identifier of letters, digits and . _ : / @ - (at most 128 characters)"
+  })
+)
+const HttpUrl = Schema.String.check(
+  Schema.isPattern(/^https?:\/\/[^\s]+$/, { expected: "an http(s) URL" })
+)
+
+export const ProviderKind = Schema.Literals(["openai", "anthropic", "gemini", "openai-compatible"])
+export type ProviderKind = typeof ProviderKind.Type
+
+export const ProviderTimeouts = Schema.Struct({
+  /** Opening the TCP/TLS connection. */
+  connect_ms: withDefault(PositiveInt, 10_000),
+  /** From sending the request to the first byte of the response body. */
+  first_byte_ms: withDefault(PositiveInt, 60_000),
+  /** Longest silence allowed between two body chunks. */
+  idle_ms: withDefault(PositiveInt, 60_000),
+  /** Whole attempt, headers to last byte. */
+  total_ms: withDefault(PositiveInt, 600_000)
+})
+export type ProviderTimeouts = typeof ProviderTimeouts.Type
+
+export const ProviderConfig = Schema.Struct({
+  id: Identifier,
+  kind: ProviderKind,
+  base_url: HttpUrl,
+  api_key: Schema.optionalKey(Schema.RedactedFromValue(Schema.String)),
+  /** For `openai-compatible`: a named quirk profile (groq, mistral, deepseek, together, vllm, ollama). */
+  profile: Schema.optionalKey(Schema.String),
+  /** Extra headers sent on every upstream request (for example an organisation id). */
+  headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  timeouts: withDefault(ProviderTimeouts, {})
+})
+export type ProviderConfig = typeof ProviderConfig.Type
+
+export const ModelKind = Schema.Literals(["chat", "embedding", "image", "transcription", "decision"])
+export type ModelKind = typeof ModelKind.Type
+
+export const Deployment = Schema.Struct({
+  provider: Identifier,
+  /** The model name the provider knows. */
+  model: Schema.NonEmptyString,
+  weight: withDefault(Schema.Finite.check(Schema.isGreaterThan(0)), 1)
+})
+export type Deployment = typeof Deployment.Type
+
+export const Capabilities = Schema.Struct({
+  vision: withDefault(Schema.Boolean, false),
+  audio_input: withDefault(Schema.Boolean, false),
+  video_input: withDefault(Schema.Boolean, false),
+  file_input: withDefault(Schema.Boolean, false),
+  tools: withDefault(Schema.Boolean, false),
+  structured_output: withDefault(Schema.Boolean, false),
+  logprobs: withDefault(Schema.Boolean, false),
+  reasoning: withDefault(Schema.Boolean, false),
+  context_length: Schema.optionalKey(PositiveInt),
+  max_output_tokens: Schema.optionalKey(PositiveInt),
+  /** Embedding models: output size, and whether `dimensions` may shorten it. */
+  dimensions: Schema.optionalKey(PositiveInt),
+  matryoshka: withDefault(Schema.Boolean, false)
+})
+export type Capabilities = typeof Capabilities.Type
+
+export const ImageOptions = Schema.Struct({
+  aspect_ratios: withDefault(Schema.Array(Schema.String), []),
+  qualities: withDefault(Schema.Array(Schema.String), []),
+  resolutions: withDefault(Schema.Array(Schema.String), []),
+  sizes: withDefault(Schema.Array(Schema.String), []),
+  output_formats: withDefault(Schema.Array(Schema.String), []),
+  image_input: withDefault(Schema.Boolean, false)
+})
+export type ImageOptions = typeof ImageOptions.Type
+
+/** Prices in US dollars. Token prices are per million tokens. */
+export const Pricing = Schema.Struct({
+  input_per_mtok: Schema.optionalKey(NonNegative),
+  output_per_mtok: Schema.optionalKey(NonNegative),
+  cached_input_per_mtok: Schema.optionalKey(NonNegative),
+  cache_write_per_mtok: Schema.optionalKey(NonNegative),
+  per_image: Schema.optionalKey(NonNegative),
+  per_audio_second: Schema.optionalKey(NonNegative),
+  per_request: Schema.optionalKey(NonNegative)
+})
+export type Pricing = typeof Pricing.Type
+
+export const ModelConfig = Schema.Struct({
+  id: Identifier,
+  kind: ModelKind,
+  owned_by: Schema.optionalKey(Schema.String),
+  /** Unix seconds shown as `created`; defaults to the config file's modification time. */
+  created: Schema.optionalKey(Schema.Int),
+  deployments: Schema.Array(Deployment).check(Schema.isMinLength(1)),
+  capabilities: withDefault(Capabilities, {}),
+  image: Schema.optionalKey(ImageOptions),
+  pricing: withDefault(Pricing, {}),
+  /** Model ids tried, in order, when every deployment of this model failed. */
+  fallbacks: withDefault(Schema.Array(Identifier), [])
+})
+export type ModelConfig = typeof ModelConfig.Type
+
+export const ServerSettings = Schema.Struct({
+  /** Largest request body accepted, in MiB. Large enough for one 100 MB video as base64 plus 50 MB of files. */
+  body_limit_mb: withDefault(PositiveInt, 200),
+  /** How long in-flight requests may run after SIGTERM. */
+  shutdown_grace_seconds: withDefault(PositiveInt, 20),
+  /** SSE comment sent while an upstream stream is silent. */
+  keepalive_seconds: withDefault(PositiveInt, 15)
+})
+export type ServerSettings = typeof ServerSettings.Type
+
+export const AuthSettings = Schema.Struct({
+  /** How long a verified key is trusted before the database is asked again (revocation delay across instances). */
+  cache_ttl_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10)
+})
+export type AuthSettings = typeof AuthSettings.Type
+
+export const UsageSettings = Schema.Struct({
+  flush_interval_ms: withDefault(PositiveInt, 1000),
+  max_batch: withDefault(PositiveInt, 500),
+  /** Monthly partitions wholly older than this are dropped. 0 keeps everything. */
+  retention_days: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 400)
+})
+export type UsageSettings = typeof UsageSettings.Type
+
+export const GatewayConfig = Schema.Struct({
+  server: withDefault(ServerSettings, {}),
+  auth: withDefault(AuthSettings, {}),
+  usage: withDefault(UsageSettings, {}),
+  providers: withDefault(Schema.Array(ProviderConfig), []),
+  models: withDefault(Schema.Array(ModelConfig), [])
+})
+export type GatewayConfig = typeof GatewayConfig.Type

@@ -1,0 +1,19 @@
+import { randomBytes } from "node:crypto"
+
+/**
+ * Public identifiers are a type prefix plus URL-safe randomness, so an id says what it names
+ * and cannot be guessed or enumerated.
+ */
+const randomToken = (bytes: number): string => randomBytes(bytes).toString("base64url")
+
+/** Chat completions and other generated responses: the spec's fixed `svc_` prefix. */
+export const responseId = (): string => `svc_${randomToken(18)}`
+export const requestId = (): string => `req_${randomToken(12)}`
+export const projectId = (): string => `proj_${randomToken(12)}`
+export const userId = (): string => `user_${randomToken(12)}`
+export const apiKeyId = (): string => `key_${randomToken(12)}`
+export const fileId = (): string => `file-${randomToken(18)}`
+export const toolCallId = (): string => `call_${randomToken(12)}`
+
+/** An API key secret: `sk-` and 256 bits of randomness. Shown once, stored only as a hash. */
+export const apiKeySecret = (): string => `sk-${randomToken(32)}`

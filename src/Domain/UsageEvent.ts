@@ -1,0 +1,66 @@
+/** The endpoint families usage is recorded for; ids match the `usage_endpoints` table. */
+export const usageEndpoints = {
+  chat: 1,
+  embeddings: 2,
+  audio: 3,
+  images: 4,
+  files: 5,
+  tools: 6,
+  decisions: 7
+} as const
+export type UsageEndpoint = keyof typeof usageEndpoints
+
+/** One provider call made while serving a request. */
+export interface UsageAttempt {
+  readonly provider: string
+  readonly model: string
+  readonly outcome: "ok" | "error" | "cancelled"
+  readonly status?: number
+  readonly ms: number
+}
+
+/** One metered request, as the ledger stores it. */
+export interface UsageEvent {
+  /** Unix milliseconds when the request arrived. */
+  readonly occurredAt: number
+  readonly requestId: string
+  readonly projectSeq: number
+  readonly keySeq: number
+  readonly endpoint: UsageEndpoint
+  readonly requestedModel: string | null
+  readonly usedModel: string | null
+  readonly provider: string | null
+  /** HTTP status the client saw (200 for a stream that started, even if it later failed). */
+  readonly status: number
+  readonly cancelled: boolean
+  readonly streamed: boolean
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly cachedTokens: number
+  readonly cacheWriteTokens: number
+  /** Non-token units: seconds of audio, number of images. */
+  readonly units: number
+  readonly latencyMs: number
+  readonly ttftMs: number | null
+  readonly attempts: ReadonlyArray<UsageAttempt>
+  readonly costNanoUsd: number
+}
+
+export interface UsageTotals {
+  readonly requests: number
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+  readonly cached_tokens: number
+  readonly cache_write_tokens: number
+  readonly units: number
+  readonly cost_usd: number
+}
+
+export interface UsageReport {
+  readonly object: "usage_report"
+  readonly project_id: string
+  readonly from: number
+  readonly to: number
+  readonly totals: UsageTotals
+  readonly by_model: ReadonlyArray<UsageTotals & { readonly model: string | null }>
+}

@@ -1,0 +1,80 @@
+import { ByteSize, Context, Effect, Schema, SchemaIssue } from "effect"
+import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
+import { GatewayError } from "../Domain/GatewayError.ts"
+
+/** Largest request body accepted, in bytes (`server.body_limit_mb`). */
+export const BodyLimit = Context.Reference<number>("gateway/BodyLimit", { defaultValue: () => 200 * 1024 * 1024 })
+
+const tooLarge = (limit: number) =>
+  GatewayError.tooLarge(`The request body is larger than the ${Math.floor(limit / (1024 * 1024))} MB limit.`)
+
+const isJsonContentType = (value: string | undefined): boolean => {
+  if (value === undefined) return false
+  const mediaType = value.split(";", 1)[0]!.trim().toLowerCase()
+  return mediaType === "application/json" || (mediaType.startsWith("application/") && mediaType.endsWith("+json"))
+}
+
+/**
+ * Reads a JSON object body. A declared Content-Length over the limit is refused before any
+ * byte is read; a chunked body is cut off as soon as it passes the limit.
+ */
+export const readJsonObject: Effect.Effect<Record<string, unknown>, GatewayError, HttpServerRequest.HttpServerRequest> =
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const limit = yield* BodyLimit
+    if (!isJsonContentType(request.headers["content-type"])) {
+      return yield* GatewayError.unsupportedMedia(
+        "This endpoint takes a JSON body; set the header Content-Type: application/json."
+      )
+    }
+    const declared = Number(request.headers["content-length"] ?? "")
+    if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit)
+    const text = yield* request.text.pipe(
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
+      Effect.catch((error) =>
+        error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+          ? Effect.fail(tooLarge(limit))
+          : Effect.fail(GatewayError.invalid("The request body could not be read."))
+      )
+    )
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return yield* GatewayError.invalid(
+        "We could not parse the JSON body of your request. The body must be valid JSON.",
+        undefined,
+        "invalid_json"
+      )
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      return yield* GatewayError.invalid("The request body must be a JSON object.", undefined, "invalid_body")
+    }
+    return parsed as Record<string, unknown>
+  })
+
+/** `messages[0].content[1].type` style, as clients print it. */
+export const formatIssuePath = (path: ReadonlyArray<unknown>): string =>
+  path.reduce<string>((acc, segment) => {
+    const key = typeof segment === "object" && segment !== null && "key" in segment ? (segment as { key: unknown }).key : segment
+    return typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`
+  }, "")
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A Schema failure as a 400 that names the first offending field. */
+export const schemaErrorToGateway = (error: Schema.SchemaError): GatewayError => {
+  const first = formatter(error.issue).issues[0]
+  const param = formatIssuePath(first?.path ?? [])
+  const detail = first?.message ?? "invalid value"
+  return param === ""
+    ? GatewayError.invalid(`Invalid request body: ${detail}`)
+    : GatewayError.invalid(`Invalid value for '${param}': ${detail}`, param)
+}
+
+/** Decodes an already-parsed body; the decoder is built once per schema, not per request. */
+export const bodyDecoder = <S extends Schema.Decoder<unknown>>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (input: unknown): Effect.Effect<S["Type"], GatewayError, S["DecodingServices"]> =>
+    Effect.mapError(decode(input), schemaErrorToGateway)
+}

@@ -1,0 +1,20 @@
+import type { Effect } from "effect"
+import type { HttpRouter, HttpServerResponse } from "effect/http"
+import type { GatewayError } from "../Domain/GatewayError.ts"
+import { handle, type HandleOptions } from "./Handler.ts"
+
+export type Method = "GET" | "POST" | "DELETE"
+
+/** One entry of the route table; the table also answers 405 for known paths. */
+export interface Route<R> {
+  readonly method: Method
+  readonly path: HttpRouter.PathInput
+  readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+}
+
+export const route = <R>(
+  method: Method,
+  path: HttpRouter.PathInput,
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  options?: HandleOptions
+): Route<R> => ({ method, path, handler: handle(handler, options) })

@@ -1,0 +1,45 @@
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Effect, Layer, Logger, type LogLevel, References } from "effect"
+import { AppConfig } from "./Services/AppConfig.ts"
+
+const levels: Record<string, LogLevel.LogLevel> = {
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  warning: "Warn",
+  error: "Error",
+  fatal: "Fatal",
+  none: "None"
+}
+
+/** One JSON object per line on stdout; LOG_LEVEL picks the minimum level. */
+export const LoggingLive = Layer.unwrap(
+  Effect.map(AppConfig, (app) =>
+    Layer.mergeAll(
+      Logger.layer([Logger.consoleJson]),
+      Layer.succeed(References.MinimumLogLevel, levels[app.logLevel.toLowerCase()] ?? "Info")
+    )
+  )
+)
+
+/**
+ * Traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the signal path `/v1/traces`
+ * is appended, as the OpenTelemetry convention has it); otherwise no tracer is installed and
+ * spans cost nothing. Tests pass their own span processor.
+ */
+export const tracingLayer = (processor: SpanProcessor) =>
+  NodeSdk.layer(() => ({
+    resource: { serviceName: process.env["OTEL_SERVICE_NAME"] ?? "model-gateway", serviceVersion: "0.1.0" },
+    spanProcessor: processor
+  }))
+
+export const TracingLive = Layer.unwrap(
+  Effect.map(AppConfig, (app) => {
+    if (app.otlpEndpoint === undefined || app.otlpEndpoint === "") return Layer.empty
+    const url = `${app.otlpEndpoint.replace(/\/+$/, "")}/v1/traces`
+    return tracingLayer(new BatchSpanProcessor(new OTLPTraceExporter({ url })))
+  })
+)

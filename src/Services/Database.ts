@@ -1,0 +1,130 @@
+import { createHash } from "node:crypto"
+import { chmodSync, existsSync, mkdirSync, unlinkSync } from "node:fs"
+import * as Net from "node:net"
+import { tmpdir } from "node:os"
+import * as NodePath from "node:path"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { PgClient } from "@effect/sql-pg"
+import { Data, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { AppConfig } from "./AppConfig.ts"
+import { runMigrations } from "./Migrations.ts"
+
+export class DatabaseStartError extends Data.TaggedError("DatabaseStartError")<{ readonly message: string }> {}
+
+/**
+ * The embedded database listens on a unix socket inside DATA_DIR (mode 0600), so only this
+ * user can reach it and the admin CLI can find a running gateway's database by path alone.
+ * Unix socket paths are limited to ~107 bytes; a deep DATA_DIR gets a socket in the temp
+ * directory, named after the data directory so both processes derive the same path.
+ */
+export const embeddedSocketPath = (dataDir: string): string => {
+  const inside = NodePath.join(NodePath.resolve(dataDir), "pg.sock")
+  if (Buffer.byteLength(inside) <= 100) return inside
+  const digest = createHash("sha256").update(NodePath.resolve(dataDir)).digest("hex").slice(0, 16)
+  return NodePath.join(tmpdir(), `gateway-${digest}.sock`)
+}
+
+const canConnect = (path: string) =>
+  Effect.callback<boolean>((resume) => {
+    const socket = Net.connect({ path })
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.succeed(true))
+    })
+    socket.once("error", () => resume(Effect.succeed(false)))
+  })
+
+const pgOverSocket = (path: string) =>
+  PgClient.layer({
+    path,
+    username: "postgres",
+    database: "postgres",
+    // One PGlite session serves every socket connection, so named prepared statements from
+    // two connections would collide.
+    prepare: false,
+    maxConnections: 4
+  })
+
+/** Starts PGlite on DATA_DIR and serves it on the socket for as long as the layer lives. */
+const startEmbedded = (dataDir: string, socketPath: string) =>
+  Effect.gen(function* () {
+    const pgDir = NodePath.join(NodePath.resolve(dataDir), "pg")
+    yield* Effect.try({
+      try: () => mkdirSync(pgDir, { recursive: true, mode: 0o700 }),
+      catch: (cause) => new DatabaseStartError({ message: `cannot create ${pgDir}: ${String(cause)}` })
+    })
+    if (existsSync(socketPath)) {
+      if (yield* canConnect(socketPath)) {
+        return yield* new DatabaseStartError({
+          message: `another gateway is already using ${NodePath.resolve(dataDir)} (socket ${socketPath}); embedded storage serves one process, set DATABASE_URL to run several`
+        })
+      }
+      unlinkSync(socketPath)
+    }
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => PGlite.create({ dataDir: pgDir }),
+        catch: (cause) => new DatabaseStartError({ message: `cannot open embedded database in ${pgDir}: ${String(cause)}` })
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 16 })
+          await server.start()
+          chmodSync(socketPath, 0o600)
+          return server
+        },
+        catch: (cause) => new DatabaseStartError({ message: `cannot listen on ${socketPath}: ${String(cause)}` })
+      }),
+      (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+    )
+  })
+
+const migrated = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
+  Layer.effectDiscard(
+    runMigrations.pipe(Effect.mapError((cause) => new DatabaseStartError({ message: `migration failed: ${String(cause)}` })))
+  ).pipe(Layer.provideMerge(client))
+
+/**
+ * SqlClient for the whole gateway: Postgres at DATABASE_URL, or embedded PGlite under
+ * DATA_DIR reached through the same driver. Migrations run before the layer is ready.
+ */
+export const DatabaseLive: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown, AppConfig> = Layer.unwrap(
+  Effect.gen(function* () {
+    const app = yield* AppConfig
+    if (app.databaseUrl !== undefined) {
+      return migrated(PgClient.layer({ url: app.databaseUrl, maxConnections: 10 }))
+    }
+    const socketPath = embeddedSocketPath(app.dataDir)
+    return migrated(Layer.unwrap(Effect.as(startEmbedded(app.dataDir, socketPath), pgOverSocket(socketPath))))
+  })
+)
+
+/**
+ * For the admin CLI: reuse a running gateway's embedded database through its socket, or open
+ * the data directory itself when no gateway is running.
+ */
+export const DatabaseForCli: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown, AppConfig> = Layer.unwrap(
+  Effect.gen(function* () {
+    const app = yield* AppConfig
+    if (app.databaseUrl !== undefined) {
+      return migrated(PgClient.layer({ url: app.databaseUrl, maxConnections: 2 }))
+    }
+    const socketPath = embeddedSocketPath(app.dataDir)
+    if (existsSync(socketPath) && (yield* canConnect(socketPath))) return migrated(pgOverSocket(socketPath))
+    return migrated(Layer.unwrap(Effect.as(startEmbedded(app.dataDir, socketPath), pgOverSocket(socketPath))))
+  })
+)
+
+export const databaseUrlForDisplay = (url: Redacted.Redacted<string>): string => {
+  try {
+    const parsed = new URL(Redacted.value(url))
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+  } catch {
+    return "<unparsable DATABASE_URL>"
+  }
+}

@@ -1,0 +1,11 @@
+import { Migrator } from "effect/sql"
+import accounts from "./migrations/0001_accounts.ts"
+import usageEvents from "./migrations/0002_usage_events.ts"
+
+/** One migration set for every storage backend; ids are the numeric prefixes. */
+export const migrations = Migrator.fromRecord({
+  "0001_accounts": accounts,
+  "0002_usage_events": usageEvents
+})
+
+export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })

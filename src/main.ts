@@ -1,0 +1,27 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
+import { GatewayLive } from "./AppLayer.ts"
+import { LoggingLive, TracingLive } from "./Observability.ts"
+import { AppConfig } from "./Services/AppConfig.ts"
+import { GatewayConfigFile } from "./Services/GatewayConfigLoader.ts"
+
+const MainLive = GatewayLive.pipe(
+  Layer.tap((context) => HttpServer.logAddress.pipe(Effect.provideContext(context))),
+  Layer.provide(TracingLive),
+  Layer.provide(LoggingLive),
+  Layer.provideMerge(GatewayConfigFile.layer),
+  Layer.provideMerge(AppConfig.layer)
+)
+
+// A configuration or storage problem stops start-up with one readable line, not a stack.
+const program = Layer.launch(MainLive).pipe(
+  Effect.catch((error) =>
+    Effect.sync(() => {
+      process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.exitCode = 1
+    })
+  )
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: false })

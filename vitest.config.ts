@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration suites start servers and databases; keep files in separate processes.
+    pool: "forks",
+    sequence: { concurrent: false }
+  }
+})
