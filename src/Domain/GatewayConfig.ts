@@ -137,8 +137,59 @@ export const UsageSettings = Schema.Struct({
 })
 export type UsageSettings = typeof UsageSettings.Type
 
+export const S3Settings = Schema.Struct({
+  /** Endpoint of any S3-compatible service; omit for AWS itself. */
+  endpoint: Schema.optionalKey(HttpUrl),
+  bucket: Schema.NonEmptyString,
+  region: withDefault(Schema.String, "us-east-1"),
+  access_key_id: Schema.optionalKey(Schema.RedactedFromValue(Schema.String)),
+  secret_access_key: Schema.optionalKey(Schema.RedactedFromValue(Schema.String)),
+  /** Path-style addressing (http://host/bucket/key), needed by most self-hosted services. */
+  force_path_style: withDefault(Schema.Boolean, true),
+  /** Key prefix inside the bucket. */
+  prefix: withDefault(Schema.String, "")
+})
+export type S3Settings = typeof S3Settings.Type
+
+export const ExtractionSettings = Schema.Struct({
+  /** Wall-clock bound for one document's extraction. */
+  timeout_ms: withDefault(PositiveInt, 60_000),
+  /** Heap bound of the extraction worker. */
+  max_memory_mb: withDefault(PositiveInt, 512),
+  /** Parallel extraction workers. */
+  workers: withDefault(PositiveInt, 2),
+  /** Pages rendered as images for vision models. */
+  max_rendered_pages: withDefault(PositiveInt, 8)
+})
+export type ExtractionSettings = typeof ExtractionSettings.Type
+
+export const FilesSettings = Schema.Struct({
+  store: withDefault(Schema.Literals(["disk", "s3"]), "disk"),
+  /** Disk store root; defaults to DATA_DIR/files. */
+  directory: Schema.optionalKey(Schema.String),
+  s3: Schema.optionalKey(S3Settings),
+  max_upload_mb: withDefault(PositiveInt, 100),
+  /** Inline file data allowed in one chat request, after base64 decoding. */
+  max_inline_mb: withDefault(PositiveInt, 50),
+  /** How often the expiry sweeper runs. */
+  sweep_interval_seconds: withDefault(PositiveInt, 60),
+  extraction: withDefault(ExtractionSettings, {})
+})
+export type FilesSettings = typeof FilesSettings.Type
+
+export const FetchSettings = Schema.Struct({
+  /** Allows private, loopback and link-local targets. Only for tests and closed networks. */
+  allow_private_networks: withDefault(Schema.Boolean, false),
+  max_bytes_mb: withDefault(PositiveInt, 50),
+  timeout_ms: withDefault(PositiveInt, 20_000),
+  max_redirects: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 5)
+})
+export type FetchSettings = typeof FetchSettings.Type
+
 export const GatewayConfig = Schema.Struct({
   server: withDefault(ServerSettings, {}),
+  files: withDefault(FilesSettings, {}),
+  fetch: withDefault(FetchSettings, {}),
   auth: withDefault(AuthSettings, {}),
   usage: withDefault(UsageSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),

@@ -1,0 +1,87 @@
+import { Effect, Layer, ManagedRuntime, References } from "effect"
+import { HttpServer } from "effect/http"
+import { GatewayLive } from "../../src/AppLayer.ts"
+import type { ApiScope } from "../../src/Domain/ApiKey.ts"
+import { Accounts } from "../../src/Services/Accounts.ts"
+import { ApiKeys } from "../../src/Services/ApiKeys.ts"
+import { AppConfig, type AppSettings } from "../../src/Services/AppConfig.ts"
+import { decodeConfig, GatewayConfigFile } from "../../src/Services/GatewayConfigLoader.ts"
+import type { TestStorage } from "./TestDatabase.ts"
+
+export interface StartOptions {
+  readonly storage: TestStorage
+  /** gateway.yaml contents as an object; decoded exactly like the real file. */
+  readonly config?: unknown
+  readonly settings?: Partial<AppSettings>
+}
+
+export interface KeyOptions {
+  readonly scopes?: ReadonlyArray<ApiScope>
+  readonly withUser?: boolean
+  readonly projectId?: string
+  readonly expiresAt?: number
+}
+
+export interface CreatedKey {
+  readonly secret: string
+  readonly keyId: string
+  readonly projectId: string
+  readonly userId: string | undefined
+}
+
+const buildLayer = (options: StartOptions) =>
+  Effect.gen(function* () {
+    const config = yield* decodeConfig("test-config.yaml", options.config ?? {}, process.env)
+    const settings: AppSettings = {
+      port: 0,
+      host: "127.0.0.1",
+      configPath: undefined,
+      databaseUrl: options.storage.databaseUrl,
+      dataDir: options.storage.dataDir,
+      adminToken: undefined,
+      otlpEndpoint: undefined,
+      redisUrl: undefined,
+      logLevel: "warn",
+      ...options.settings
+    }
+    return GatewayLive.pipe(
+      Layer.provideMerge(GatewayConfigFile.fromConfig(config)),
+      Layer.provideMerge(AppConfig.make(settings)),
+      Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
+    )
+  })
+
+/** The whole gateway on an ephemeral loopback port, as `npm start` builds it. */
+export const startGateway = async (options: StartOptions) => {
+  const layer = await Effect.runPromise(buildLayer(options))
+  const runtime = ManagedRuntime.make(layer)
+  const server = await runtime.runPromise(HttpServer.HttpServer)
+  const address = server.address
+  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+  const url = `http://127.0.0.1:${address.port}`
+
+  const createKey = (opts: KeyOptions = {}): Promise<CreatedKey> =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const accounts = yield* Accounts
+        const keys = yield* ApiKeys
+        const projectId = opts.projectId ?? (yield* accounts.createProject("test project")).id
+        const userId = opts.withUser === true ? (yield* accounts.createUser({ projectId, name: "tester" })).id : undefined
+        const { key, secret } = yield* keys.create({
+          projectId,
+          userId,
+          scopes: opts.scopes,
+          expiresAt: opts.expiresAt
+        })
+        return { secret, keyId: key.id, projectId, userId }
+      })
+    )
+
+  return {
+    url,
+    runtime,
+    createKey,
+    stop: () => runtime.dispose()
+  }
+}
+export type TestGateway = Awaited<ReturnType<typeof startGateway>>
