@@ -186,8 +186,24 @@ export const FetchSettings = Schema.Struct({
 })
 export type FetchSettings = typeof FetchSettings.Type
 
+export const RoutingSettings = Schema.Struct({
+  /** Upper bound on provider calls for one request, retries and fallbacks included. */
+  max_attempts: withDefault(PositiveInt, 4),
+  /** Calls to one model's deployments before moving on to its fallbacks. */
+  attempts_per_model: withDefault(PositiveInt, 2),
+  base_backoff_ms: withDefault(PositiveInt, 200),
+  max_backoff_ms: withDefault(PositiveInt, 5_000),
+  /** Whole-request budget: a non-streamed call, or a stream until its first content. */
+  deadline_ms: withDefault(PositiveInt, 120_000),
+  /** Consecutive failures that open a deployment's circuit, and how long it stays open. */
+  failure_threshold: withDefault(PositiveInt, 5),
+  cooldown_seconds: withDefault(PositiveInt, 30)
+})
+export type RoutingSettings = typeof RoutingSettings.Type
+
 export const GatewayConfig = Schema.Struct({
   server: withDefault(ServerSettings, {}),
+  routing: withDefault(RoutingSettings, {}),
   files: withDefault(FilesSettings, {}),
   fetch: withDefault(FetchSettings, {}),
   auth: withDefault(AuthSettings, {}),

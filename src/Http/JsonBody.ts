@@ -1,6 +1,7 @@
-import { ByteSize, Context, Effect, Schema, SchemaIssue } from "effect"
+import { ByteSize, Context, Effect, Schema } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { GatewayError } from "../Domain/GatewayError.ts"
+import { schemaErrorToGateway } from "../Domain/SchemaErrors.ts"
 
 /** Largest request body accepted, in bytes (`server.body_limit_mb`). */
 export const BodyLimit = Context.Reference<number>("gateway/BodyLimit", { defaultValue: () => 200 * 1024 * 1024 })
@@ -52,25 +53,6 @@ export const readJsonObject: Effect.Effect<Record<string, unknown>, GatewayError
     }
     return parsed as Record<string, unknown>
   })
-
-/** `messages[0].content[1].type` style, as clients print it. */
-export const formatIssuePath = (path: ReadonlyArray<unknown>): string =>
-  path.reduce<string>((acc, segment) => {
-    const key = typeof segment === "object" && segment !== null && "key" in segment ? (segment as { key: unknown }).key : segment
-    return typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`
-  }, "")
-
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
-
-/** A Schema failure as a 400 that names the first offending field. */
-export const schemaErrorToGateway = (error: Schema.SchemaError): GatewayError => {
-  const first = formatter(error.issue).issues[0]
-  const param = formatIssuePath(first?.path ?? [])
-  const detail = first?.message ?? "invalid value"
-  return param === ""
-    ? GatewayError.invalid(`Invalid request body: ${detail}`)
-    : GatewayError.invalid(`Invalid value for '${param}': ${detail}`, param)
-}
 
 /** Decodes an already-parsed body; the decoder is built once per schema, not per request. */
 export const bodyDecoder = <S extends Schema.Decoder<unknown>>(schema: S) => {

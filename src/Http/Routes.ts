@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { FindMyWay, HttpRouter, HttpServerRequest } from "effect/http"
 import { GatewayError, MethodNotAllowed } from "../Domain/GatewayError.ts"
+import { chatRoutes } from "./ChatCompletionsRoute.ts"
 import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
@@ -11,7 +12,7 @@ const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...
   groups.flat() as ReadonlyArray<Route<ServicesOf<G[number]>>>
 
 /** Every public route. Adding an endpoint means adding its routes here. */
-export const routeTable = table(healthRoutes, modelsRoutes)
+export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes)
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]

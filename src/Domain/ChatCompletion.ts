@@ -1,0 +1,38 @@
+import type { ToolCall } from "./ChatTool.ts"
+import type { Usage } from "./Usage.ts"
+
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter"
+
+/** Log probabilities pass through in the common convention's shape. */
+export interface TokenLogprob {
+  readonly token: string
+  readonly logprob: number
+  readonly bytes: ReadonlyArray<number> | null
+  readonly top_logprobs: ReadonlyArray<{ readonly token: string; readonly logprob: number; readonly bytes: ReadonlyArray<number> | null }>
+}
+export interface ChoiceLogprobs {
+  readonly content: ReadonlyArray<TokenLogprob> | null
+  readonly refusal?: ReadonlyArray<TokenLogprob> | null
+}
+
+export interface CompletionMessage {
+  readonly role: "assistant"
+  readonly content: string | null
+  readonly refusal: string | null
+  readonly tool_calls?: ReadonlyArray<ToolCall>
+  readonly reasoning_content?: string
+}
+
+export interface CompletionChoice {
+  readonly index: number
+  readonly message: CompletionMessage
+  readonly finish_reason: FinishReason
+  readonly logprobs: ChoiceLogprobs | null
+}
+
+/** What a provider returns for a non-streamed request; the route adds id, created and model. */
+export interface ChatCompletion {
+  readonly choices: ReadonlyArray<CompletionChoice>
+  readonly usage: Usage
+  readonly systemFingerprint?: string
+}

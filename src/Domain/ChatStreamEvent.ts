@@ -1,0 +1,28 @@
+import type { ChoiceLogprobs, FinishReason } from "./ChatCompletion.ts"
+import type { Usage } from "./Usage.ts"
+
+/**
+ * What provider stream codecs emit: provider-neutral facts, in the order the provider sent
+ * them. The normaliser (src/Streams/ChunkNormaliser.ts) turns them into the exact chunk
+ * sequence of spec 6.3, whatever order or duplication the provider used.
+ */
+export type ChatStreamEvent =
+  | { readonly _tag: "TextDelta"; readonly choice: number; readonly text: string; readonly logprobs?: ChoiceLogprobs }
+  | { readonly _tag: "ReasoningDelta"; readonly choice: number; readonly text: string }
+  | { readonly _tag: "RefusalDelta"; readonly choice: number; readonly text: string }
+  /** A new tool call; `toolIndex` is its position among this choice's calls. */
+  | {
+    readonly _tag: "ToolCallStart"
+    readonly choice: number
+    readonly toolIndex: number
+    readonly id: string
+    readonly name: string
+  }
+  | { readonly _tag: "ToolCallDelta"; readonly choice: number; readonly toolIndex: number; readonly arguments: string }
+  | { readonly _tag: "Finish"; readonly choice: number; readonly reason: FinishReason }
+  /** Cumulative usage so far; the last one wins. */
+  | { readonly _tag: "Usage"; readonly usage: Usage }
+
+export const textDelta = (choice: number, text: string): ChatStreamEvent => ({ _tag: "TextDelta", choice, text })
+export const finish = (choice: number, reason: FinishReason): ChatStreamEvent => ({ _tag: "Finish", choice, reason })
+export const usageEvent = (usage: Usage): ChatStreamEvent => ({ _tag: "Usage", usage })

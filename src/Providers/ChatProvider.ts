@@ -1,0 +1,24 @@
+import type { Effect, Stream } from "effect"
+import type { ChatCompletion } from "../Domain/ChatCompletion.ts"
+import type { ChatRequest } from "../Domain/ChatRequest.ts"
+import type { ChatStreamEvent } from "../Domain/ChatStreamEvent.ts"
+import type { ModelConfig } from "../Domain/GatewayConfig.ts"
+import type { GatewayError } from "../Domain/GatewayError.ts"
+
+/** Which upstream model serves the call, and what the catalogue says about it. */
+export interface ChatTarget {
+  readonly upstreamModel: string
+  readonly model: ModelConfig
+}
+
+/**
+ * The port every chat provider implements. Requests arrive validated and capability-checked;
+ * adapters translate, call, and translate back. Failures are GatewayErrors whose reason says
+ * whether a retry or another provider could help.
+ */
+export interface ChatProvider {
+  readonly id: string
+  readonly complete: (request: ChatRequest, target: ChatTarget) => Effect.Effect<ChatCompletion, GatewayError>
+  /** Lazy: nothing is sent until the stream is run; interrupting it aborts the upstream request. */
+  readonly stream: (request: ChatRequest, target: ChatTarget) => Stream.Stream<ChatStreamEvent, GatewayError>
+}

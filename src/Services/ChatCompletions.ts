@@ -1,0 +1,79 @@
+import { Clock, Context, Effect, Layer, Stream } from "effect"
+import { checkCapabilities } from "../Domain/ChatCapabilityGate.ts"
+import { completionToWire } from "../Domain/ChatCompletionWire.ts"
+import type { ChatRequest } from "../Domain/ChatRequest.ts"
+import { GatewayError, UpstreamFailure } from "../Domain/GatewayError.ts"
+import * as Ids from "../Domain/Ids.ts"
+import { normalisedChunks } from "../Streams/ChatEventStream.ts"
+import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
+import { withStreamTimeouts } from "../Streams/StreamTimeouts.ts"
+import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
+import { ModelCatalog } from "./ModelCatalog.ts"
+import { ProviderRouter } from "./ProviderRouter.ts"
+import type { RequestMeter } from "./UsageMeter.ts"
+
+export type ChatResult =
+  | { readonly _tag: "Json"; readonly body: ReturnType<typeof completionToWire> }
+  /** Chunks in spec order; fails only before the first chunk (then nothing was sent yet). */
+  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<ChunkWire, GatewayError> }
+
+/**
+ * The chat completion use case: catalogue lookup, capability gates before any upstream call,
+ * routing, and the response in the spec's shape. HTTP concerns stay in the route.
+ */
+export class ChatCompletions extends Context.Service<
+  ChatCompletions,
+  { readonly run: (request: ChatRequest, meter: RequestMeter) => Effect.Effect<ChatResult, GatewayError> }
+>()("gateway/ChatCompletions") {
+  static readonly layer = Layer.effect(
+    ChatCompletions,
+    Effect.gen(function* () {
+      const catalog = yield* ModelCatalog
+      const router = yield* ProviderRouter
+      const { config } = yield* GatewayConfigFile
+      const maxInlineFileBytes = config.files.max_inline_mb * 1024 * 1024
+      const deadlineMs = config.routing.deadline_ms
+
+      const run = Effect.fn("ChatCompletions.run")(function* (request: ChatRequest, meter: RequestMeter) {
+        const model = (yield* catalog.require(request.model, "chat")).config
+        const violation = checkCapabilities(request, model, { maxInlineFileBytes })
+        if (violation !== undefined) return yield* violation
+        const id = Ids.responseId()
+        const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        if (!request.stream) {
+          const { completion, served } = yield* router.complete(model, request, meter.log)
+          meter.served = served
+          meter.usage = completion.usage
+          return { _tag: "Json", body: completionToWire(completion, { id, created, model: served.model }) } satisfies ChatResult
+        }
+        meter.streamed = true
+        const chunks = normalisedChunks(router.stream(model, request, meter.log), { id, created, model: model.id }, request.includeUsage, {
+          onServed: (servedModel, provider, upstreamModel) => {
+            meter.served = { model: servedModel, provider, upstreamModel }
+          },
+          onUsage: (usage) => {
+            meter.usage = usage
+          },
+          onFirstChunk: (at) => {
+            meter.firstTokenAt = at
+          }
+        })
+        // Until its first chunk a stream is bounded by the routing deadline, like a plain call.
+        const bounded = withStreamTimeouts(chunks, {
+          firstMs: deadlineMs,
+          onFirst: () =>
+            new GatewayError({
+              reason: new UpstreamFailure({
+                message: `No provider started answering for model '${model.id}' within ${deadlineMs} ms.`,
+                provider: "gateway",
+                kind: "timeout"
+              })
+            })
+        })
+        return { _tag: "Stream", chunks: bounded } satisfies ChatResult
+      })
+
+      return ChatCompletions.of({ run })
+    })
+  )
+}

@@ -1,0 +1,54 @@
+import { Clock, Context, Effect, Layer } from "effect"
+import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
+
+/**
+ * The circuit breaker of every deployment (provider + upstream model): after
+ * `routing.failure_threshold` consecutive retryable failures, or an upstream `retry-after`,
+ * the deployment is skipped until its cool-down ends; the first call after that is a trial
+ * whose failure re-opens it at once.
+ */
+export interface HealthStore {
+  /** Unix ms until which the deployment is cooling down, or 0. */
+  readonly openUntil: (key: string) => Effect.Effect<number>
+  readonly recordSuccess: (key: string) => Effect.Effect<void>
+  readonly recordFailure: (key: string, options: { readonly now: number; readonly retryAfterMs?: number | undefined }) => Effect.Effect<void>
+}
+
+export class DeploymentHealth extends Context.Service<
+  DeploymentHealth,
+  HealthStore & {
+    readonly isOpen: (key: string) => Effect.Effect<boolean>
+  }
+>()("gateway/DeploymentHealth") {
+  static readonly fromStore = (store: HealthStore) =>
+    DeploymentHealth.of({
+      ...store,
+      isOpen: (key) => Effect.zipWith(store.openUntil(key), Clock.currentTimeMillis, (until, now) => until > now)
+    })
+
+  /** In-process state: correct for one instance; shared stores live in DeploymentHealthStores.ts. */
+  static readonly layerMemory = Layer.effect(
+    DeploymentHealth,
+    Effect.gen(function* () {
+      const { routing } = (yield* GatewayConfigFile).config
+      const state = new Map<string, { failures: number; openUntil: number }>()
+      return DeploymentHealth.fromStore({
+        openUntil: (key) => Effect.sync(() => state.get(key)?.openUntil ?? 0),
+        recordSuccess: (key) =>
+          Effect.sync(() => {
+            state.delete(key)
+          }),
+        recordFailure: (key, { now, retryAfterMs }) =>
+          Effect.sync(() => {
+            const entry = state.get(key) ?? { failures: 0, openUntil: 0 }
+            entry.failures++
+            if (entry.failures >= routing.failure_threshold) {
+              entry.openUntil = Math.max(entry.openUntil, now + routing.cooldown_seconds * 1000)
+            }
+            if (retryAfterMs !== undefined) entry.openUntil = Math.max(entry.openUntil, now + retryAfterMs)
+            state.set(key, entry)
+          })
+      })
+    })
+  )
+}

@@ -1,0 +1,38 @@
+import { Context, Effect, Layer } from "effect"
+import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
+import type { ChatProvider } from "../Providers/ChatProvider.ts"
+import { makeOpenAiProvider } from "../Providers/OpenAi/OpenAiAdapter.ts"
+import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
+
+const makeProvider = (config: ProviderConfig) => {
+  switch (config.kind) {
+    case "openai":
+    case "openai-compatible":
+      return makeOpenAiProvider(config)
+    case "anthropic":
+    case "gemini":
+      return Effect.succeed(undefined)
+  }
+}
+
+/** Every configured provider's chat adapter, built once at start-up with its own connection pool. */
+export class ProviderRegistry extends Context.Service<
+  ProviderRegistry,
+  { readonly chat: (providerId: string) => ChatProvider | undefined }
+>()("gateway/ProviderRegistry") {
+  static readonly layer = Layer.effect(
+    ProviderRegistry,
+    Effect.gen(function* () {
+      const { config } = yield* GatewayConfigFile
+      const chat = new Map<string, ChatProvider>()
+      for (const provider of config.providers) {
+        const adapter = yield* makeProvider(provider)
+        if (adapter !== undefined) chat.set(provider.id, adapter)
+      }
+      return ProviderRegistry.of({ chat: (id) => chat.get(id) })
+    })
+  )
+  /** For tests: providers given directly. */
+  static readonly fromProviders = (providers: ReadonlyArray<ChatProvider>) =>
+    Layer.succeed(ProviderRegistry, ProviderRegistry.of({ chat: (id) => providers.find((p) => p.id === id) }))
+}
