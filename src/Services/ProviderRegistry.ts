@@ -4,7 +4,8 @@ import type { ChatProvider } from "../Providers/ChatProvider.ts"
 import { makeOpenAiProvider } from "../Providers/OpenAi/OpenAiAdapter.ts"
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
 
-const makeProvider = (config: ProviderConfig) => {
+/** The chat adapter of one configured provider, by its kind. */
+export const makeChatProvider = (config: ProviderConfig) => {
   switch (config.kind) {
     case "openai":
     case "openai-compatible":
@@ -26,7 +27,7 @@ export class ProviderRegistry extends Context.Service<
       const { config } = yield* GatewayConfigFile
       const chat = new Map<string, ChatProvider>()
       for (const provider of config.providers) {
-        const adapter = yield* makeProvider(provider)
+        const adapter = yield* makeChatProvider(provider)
         if (adapter !== undefined) chat.set(provider.id, adapter)
       }
       return ProviderRegistry.of({ chat: (id) => chat.get(id) })
