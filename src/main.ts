@@ -1,9 +1,9 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { GatewayLive } from "./AppLayer.ts"
 import { LoggingLive, TracingLive } from "./Observability.ts"
-import { AppConfig } from "./Services/AppConfig.ts"
+import { AppConfig, formatConfigError } from "./Services/AppConfig.ts"
 import { GatewayConfigFile } from "./Services/GatewayConfigLoader.ts"
 
 const MainLive = GatewayLive.pipe(
@@ -18,7 +18,9 @@ const MainLive = GatewayLive.pipe(
 const program = Layer.launch(MainLive).pipe(
   Effect.catch((error) =>
     Effect.sync(() => {
-      process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`)
+      const line =
+        error instanceof Config.ConfigError ? formatConfigError(error) : error instanceof Error ? error.message : String(error)
+      process.stderr.write(`gateway: ${line.split("\n")[0]}\n`)
       process.exitCode = 1
     })
   )

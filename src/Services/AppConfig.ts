@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
 
 /** Process settings that come from the environment (everything else is in gateway.yaml). */
 export interface AppSettings {
@@ -22,7 +22,8 @@ const optionalSecret = (name: string) =>
   )
 
 export const appSettingsConfig: Config.Config<AppSettings> = Config.all({
-  port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+  // 0 asks the OS for a free port (tests, side-by-side runs).
+  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   configPath: optionalString("GATEWAY_CONFIG"),
   databaseUrl: optionalSecret("DATABASE_URL"),
@@ -36,4 +37,14 @@ export const appSettingsConfig: Config.Config<AppSettings> = Config.all({
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("gateway/AppConfig") {
   static readonly layer = Layer.effect(AppConfig, Effect.map(appSettingsConfig, AppConfig.of))
   static readonly make = (settings: AppSettings) => Layer.succeed(AppConfig, AppConfig.of(settings))
+}
+
+/** A configuration error as one line: `PORT: expected a value between 0 and 65535`. */
+export const formatConfigError = (error: Config.ConfigError): string => {
+  const cause = error.cause
+  if (!Schema.isSchemaError(cause)) return error.message.split("\n")[0] ?? "configuration error"
+  const first = SchemaIssue.makeFormatterStandardSchemaV1()(cause.issue).issues[0]
+  const path = (first?.path ?? []).map(String).join(".")
+  const message = (first?.message ?? "invalid").replace(/^Expected /, "expected ")
+  return path === "" ? message : `${path}: ${message}`
 }

@@ -118,7 +118,8 @@ export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<st
       Effect.mapError((error) => {
         const first = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
         const path = (first?.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
-        const problem = first?.message === "Expected no excess property" ? "unknown key" : (first?.message ?? "invalid")
+        const message = first?.message ?? "invalid"
+        const problem = message === "Expected no excess property" ? "unknown key" : message.replace(/^Expected /, "expected ")
         return new ConfigLoadError({ file, path: formatPath(path as Path), problem })
       })
     )
@@ -188,10 +189,10 @@ export const loadConfigFile = (file: string, env: Readonly<Record<string, string
     const document = parseDocument(text, { prettyErrors: false })
     const yamlError = document.errors[0]
     if (yamlError !== undefined) {
-      const line = yamlError.linePos?.[0]
+      const before = text.slice(0, yamlError.pos[0]).split("\n")
       return yield* new ConfigLoadError({
         file,
-        path: line === undefined ? "" : `line ${line.line}:${line.col}`,
+        path: `line ${before.length}:${before.at(-1)!.length + 1}`,
         problem: `invalid YAML: ${yamlError.message.split("\n")[0]}`
       })
     }
