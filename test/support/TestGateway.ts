@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime, References } from "effect"
+import { Effect, Layer, ManagedRuntime, Redacted, References } from "effect"
 import { HttpServer } from "effect/http"
 import { GatewayLive } from "../../src/AppLayer.ts"
 import type { ApiScope } from "../../src/Domain/ApiKey.ts"
@@ -13,6 +13,8 @@ export interface StartOptions {
   /** gateway.yaml contents as an object; decoded exactly like the real file. */
   readonly config?: unknown
   readonly settings?: Partial<AppSettings>
+  /** GATEWAY_ADMIN_TOKEN; the admin API is registered only when set. */
+  readonly adminToken?: string
 }
 
 export interface KeyOptions {
@@ -42,6 +44,7 @@ const buildLayer = (options: StartOptions) =>
       otlpEndpoint: undefined,
       redisUrl: undefined,
       logLevel: "warn",
+      ...(options.adminToken === undefined ? {} : { adminToken: Redacted.make(options.adminToken) }),
       ...options.settings
     }
     return GatewayLive.pipe(

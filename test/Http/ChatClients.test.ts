@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import OpenAI from "openai"
+import { UsageLedger } from "../../src/Services/UsageLedger.ts"
+import { type FakeUpstream, sseFrame, startFakeUpstream } from "../support/FakeUpstream.ts"
+import { openAiChunk, openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
+import { validateAgainst } from "../support/OpenApiValidator.ts"
+import { parseSse } from "../support/SseClient.ts"
+import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
+import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+
+describe("real clients against the gateway", () => {
+  let storage: TestStorage
+  let gw: TestGateway
+  let upstream: FakeUpstream
+  let key: string
+  let client: OpenAI
+
+  beforeAll(async () => {
+    storage = await makeTestStorage()
+    upstream = await startFakeUpstream()
+    gw = await startGateway({
+      storage,
+      config: {
+        server: { keepalive_seconds: 1 },
+        providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
+        models: [
+          {
+            id: "gpt-test",
+            kind: "chat",
+            deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
+            capabilities: { tools: true, structured_output: true },
+            pricing: { input_per_mtok: 1, output_per_mtok: 2 }
+          }
+        ]
+      }
+    })
+    key = (await gw.createKey()).secret
+    client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 })
+  })
+  afterAll(async () => {
+    await gw?.stop()
+    await upstream?.stop()
+    await storage?.cleanup()
+  })
+  beforeEach(() => upstream.reset())
+
+  it("openai SDK: create, and the body validates against CreateChatCompletionResponse", async () => {
+    upstream.reply({ kind: "json", status: 200, body: openAiCompletion() })
+    const { data, response } = await client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).withResponse()
+    expect(data.choices[0]!.message.content).toBe("Hello there!")
+    expect(data.id).toMatch(/^svc_/)
+    expect(response.headers.get("x-gateway-provider")).toBe("openai")
+    expect(response.headers.get("x-gateway-attempts")).toBe("1")
+    expect(validateAgainst("CreateChatCompletionResponse", data)).toEqual([])
+  })
+
+  it("openai SDK: stream, every chunk validates against CreateChatCompletionStreamResponse", async () => {
+    upstream.reply({ kind: "sse", frames: openAiTextFrames(["Hel", "lo", " world"]) })
+    const stream = await client.chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      stream_options: { include_usage: true }
+    })
+    let text = ""
+    let usage: unknown
+    for await (const chunk of stream) {
+      expect(validateAgainst("CreateChatCompletionStreamResponse", chunk)).toEqual([])
+      text += chunk.choices[0]?.delta.content ?? ""
+      if (chunk.usage) usage = chunk.usage
+    }
+    expect(text).toBe("Hello world")
+    expect(usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 })
+  })
+
+  it("openai SDK: a tool round trip", async () => {
+    upstream.reply({ kind: "sse", frames: openAiToolFrames() })
+    upstream.reply({ kind: "json", status: 200, body: openAiCompletion({ content: "It is sunny in Paris." }) })
+    const tools = [
+      { type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } },
+      { type: "function" as const, function: { name: "get_time", parameters: { type: "object", properties: { tz: { type: "string" } } } } }
+    ]
+    const runner = client.chat.completions.stream({ model: "gpt-test", messages: [{ role: "user", content: "weather in Paris?" }], tools })
+    const first = await runner.finalChatCompletion()
+    const calls = first.choices[0]!.message.tool_calls!
+    expect(calls.map((c) => (c.type === "function" ? c.function.name : ""))).toEqual(["get_weather", "get_time"])
+    expect(first.choices[0]!.finish_reason).toBe("tool_calls")
+    const second = await client.chat.completions.create({
+      model: "gpt-test",
+      tools,
+      messages: [
+        { role: "user", content: "weather in Paris?" },
+        first.choices[0]!.message,
+        ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: "sunny" }))
+      ]
+    })
+    expect(second.choices[0]!.message.content).toBe("It is sunny in Paris.")
+    const sent = upstream.requests[1]!.body as { messages: Array<Record<string, unknown>> }
+    expect(sent.messages[1]).toMatchObject({ role: "assistant", tool_calls: [{ id: "call_abc" }, { id: "call_def" }] })
+    expect(sent.messages.slice(2)).toEqual([
+      { role: "tool", tool_call_id: "call_abc", content: "sunny" },
+      { role: "tool", tool_call_id: "call_def", content: "sunny" }
+    ])
+  })
+
+  it("openai SDK: parse with a JSON schema", async () => {
+    upstream.reply({ kind: "json", status: 200, body: openAiCompletion({ content: "{\"city\":\"Paris\",\"temp\":21}" }) })
+    const completion = await client.chat.completions.parse({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "weather?" }],
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "weather",
+          strict: true,
+          schema: { type: "object", properties: { city: { type: "string" }, temp: { type: "number" } }, required: ["city", "temp"], additionalProperties: false }
+        }
+      }
+    })
+    expect(completion.choices[0]!.message.parsed).toEqual({ city: "Paris", temp: 21 })
+  })
+
+  it("the SDK sees gateway errors as typed API errors", async () => {
+    const error = await client.chat.completions.create({ model: "nope", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError)
+    expect((error as InstanceType<typeof OpenAI.NotFoundError>).type).toBe("not_found_error")
+  })
+
+  it("aborting the client closes the upstream connection within 1 s", async () => {
+    upstream.reply({ kind: "sse", frames: openAiTextFrames(["a"]).slice(0, 2), hangAfter: true })
+    const controller = new AbortController()
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true }),
+      signal: controller.signal
+    })
+    const reader = res.body!.getReader()
+    await reader.read()
+    const closed = upstream.nextEarlyClose()
+    const abortedAt = Date.now()
+    controller.abort()
+    await closed
+    expect(Date.now() - abortedAt).toBeLessThan(1000)
+  })
+
+  it("sends keep-alive comments while the upstream is silent", async () => {
+    upstream.reply({
+      kind: "sse",
+      frames: [sseFrame(openAiChunk({ role: "assistant", content: "" })), sseFrame(openAiChunk({ content: "slow" })), sseFrame(openAiChunk({}, "stop")), sseFrame("[DONE]")],
+      delayMs: 1300
+    })
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
+    })
+    const sse = parseSse(await res.text())
+    expect(sse.comments).toBeGreaterThan(0)
+    expect(sse.chunks.map((c) => (c.choices as Array<any>)[0]?.delta.content).join("")).toBe("slow")
+    expect(sse.done).toBe(true)
+  })
+
+  it("records one usage event per request with tokens, model, latency and time to first token", async () => {
+    upstream.reply({ kind: "sse", frames: openAiTextFrames(["x"]) })
+    const fresh = await gw.createKey()
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${fresh.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
+    })
+    await res.text()
+    await new Promise((r) => setTimeout(r, 50))
+    const rows = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        yield* (yield* UsageLedger).flush
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<Record<string, unknown>>`SELECT e.status, e.streamed, e.cancelled, e.prompt_tokens, e.completion_tokens, e.cached_tokens,
+            e.ttft_ms, e.latency_ms, e.cost_nano_usd, m.name AS used_model, p.name AS provider
+          FROM usage_events e JOIN api_keys k ON k.seq = e.key_seq
+          LEFT JOIN usage_labels m ON m.id = e.used_model LEFT JOIN usage_labels p ON p.id = e.provider
+          WHERE k.id = ${fresh.keyId}`
+      })
+    )
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ status: 200, streamed: true, cancelled: false, prompt_tokens: 12, completion_tokens: 3, cached_tokens: 4, used_model: "gpt-test", provider: "openai" })
+    expect(Number(rows[0]!["ttft_ms"])).toBeGreaterThanOrEqual(0)
+    // 12 input at $1/M + 3 output at $2/M = 18 micro-dollars
+    expect(Number(rows[0]!["cost_nano_usd"])).toBe(18_000)
+  })
+})
