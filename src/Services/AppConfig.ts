@@ -11,6 +11,8 @@ export interface AppSettings {
   readonly adminToken: Redacted.Redacted<string> | undefined
   readonly otlpEndpoint: string | undefined
   readonly redisUrl: Redacted.Redacted<string> | undefined
+  /** Prefix of every Redis key this gateway writes, so deployments can share one Redis. */
+  readonly redisPrefix: string
   readonly logLevel: string
 }
 
@@ -31,6 +33,7 @@ export const appSettingsConfig: Config.Config<AppSettings> = Config.all({
   adminToken: optionalSecret("GATEWAY_ADMIN_TOKEN"),
   otlpEndpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
   redisUrl: optionalSecret("REDIS_URL"),
+  redisPrefix: Config.String("REDIS_PREFIX").pipe(Config.withDefault("gateway:")),
   logLevel: Config.String("LOG_LEVEL").pipe(Config.withDefault("info"))
 })
 

@@ -1,4 +1,8 @@
 import { Clock, Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { RoutingSettings } from "../Domain/GatewayConfig.ts"
+import { AppConfig } from "./AppConfig.ts"
+import { postgresHealthStore, redisHealthStore } from "./DeploymentHealthStores.ts"
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
 
 /**
@@ -26,29 +30,46 @@ export class DeploymentHealth extends Context.Service<
       isOpen: (key) => Effect.zipWith(store.openUntil(key), Clock.currentTimeMillis, (until, now) => until > now)
     })
 
-  /** In-process state: correct for one instance; shared stores live in DeploymentHealthStores.ts. */
+  /** In-process state: correct for one instance (embedded storage serves one process anyway). */
   static readonly layerMemory = Layer.effect(
     DeploymentHealth,
+    Effect.map(GatewayConfigFile, ({ config }) => DeploymentHealth.fromStore(memoryHealthStore(config.routing)))
+  )
+
+  /** Redis when REDIS_URL is set, else Postgres when DATABASE_URL is set, else in-process. */
+  static readonly layer = Layer.effect(
+    DeploymentHealth,
     Effect.gen(function* () {
+      const app = yield* AppConfig
       const { routing } = (yield* GatewayConfigFile).config
-      const state = new Map<string, { failures: number; openUntil: number }>()
-      return DeploymentHealth.fromStore({
-        openUntil: (key) => Effect.sync(() => state.get(key)?.openUntil ?? 0),
-        recordSuccess: (key) =>
-          Effect.sync(() => {
-            state.delete(key)
-          }),
-        recordFailure: (key, { now, retryAfterMs }) =>
-          Effect.sync(() => {
-            const entry = state.get(key) ?? { failures: 0, openUntil: 0 }
-            entry.failures++
-            if (entry.failures >= routing.failure_threshold) {
-              entry.openUntil = Math.max(entry.openUntil, now + routing.cooldown_seconds * 1000)
-            }
-            if (retryAfterMs !== undefined) entry.openUntil = Math.max(entry.openUntil, now + retryAfterMs)
-            state.set(key, entry)
-          })
-      })
+      if (app.redisUrl !== undefined) {
+        return DeploymentHealth.fromStore(yield* redisHealthStore(app.redisUrl, routing, app.redisPrefix))
+      }
+      if (app.databaseUrl !== undefined) {
+        return DeploymentHealth.fromStore(postgresHealthStore(yield* SqlClient.SqlClient, routing))
+      }
+      return DeploymentHealth.fromStore(memoryHealthStore(routing))
     })
   )
+}
+
+export const memoryHealthStore = (routing: RoutingSettings): HealthStore => {
+  const state = new Map<string, { failures: number; openUntil: number }>()
+  return {
+    openUntil: (key) => Effect.sync(() => state.get(key)?.openUntil ?? 0),
+    recordSuccess: (key) =>
+      Effect.sync(() => {
+        state.delete(key)
+      }),
+    recordFailure: (key, { now, retryAfterMs }) =>
+      Effect.sync(() => {
+        const entry = state.get(key) ?? { failures: 0, openUntil: 0 }
+        entry.failures++
+        if (entry.failures >= routing.failure_threshold) {
+          entry.openUntil = Math.max(entry.openUntil, now + routing.cooldown_seconds * 1000)
+        }
+        if (retryAfterMs !== undefined) entry.openUntil = Math.max(entry.openUntil, now + retryAfterMs)
+        state.set(key, entry)
+      })
+  }
 }

@@ -132,7 +132,11 @@ export class ProviderRouter extends Context.Service<
           return Effect.gen(function* () {
             if (step.delayMs > 0) yield* Effect.sleep(step.delayMs)
             const startedAt = yield* Clock.currentTimeMillis
-            if (provider === undefined) return yield* unavailable(candidate)
+            if (provider === undefined) {
+              const error = unavailable(candidate)
+              yield* record(candidate, log, startedAt, error)
+              return yield* error
+            }
             const completion = yield* provider
               .complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
               .pipe(

@@ -1,0 +1,12 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+/** Circuit-breaker state shared by every gateway instance on this database. */
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE deployment_health (
+    key text PRIMARY KEY,
+    failures integer NOT NULL DEFAULT 0,
+    open_until timestamptz
+  )`
+})
