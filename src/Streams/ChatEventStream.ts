@@ -40,9 +40,11 @@ export const normalisedChunks = (
         const chunks = current.push(event)
         if (event._tag === "Usage") observer.onUsage(event.usage)
         return [undefined, chunks] as const
-      },
-      { onHalt: () => current.end() }
+      }
     ),
+    // Only a stream that ended normally is closed with finish (and usage) chunks; a failure
+    // propagates as is, so the caller can fall back or send the error frame.
+    Stream.concat(Stream.suspend(() => Stream.fromIterable(current.end()))),
     Stream.tap(() =>
       started
         ? Effect.void

@@ -133,10 +133,12 @@ export class FakeUpstream {
         }
         for (const piece of pieces) {
           if (res.destroyed) return
-          res.write(piece)
+          await new Promise<void>((resolve) => res.write(piece, () => resolve()))
           if (reply.delayMs !== undefined && reply.delayMs > 0) await new Promise((r) => setTimeout(r, reply.delayMs))
         }
         if (reply.breakAfter === true) {
+          // Let the written frames reach the client before the connection breaks.
+          await new Promise((r) => setTimeout(r, 30))
           finished = true
           res.socket?.destroy()
           return
