@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/GlobalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration suites start servers and databases; keep files in separate processes.

@@ -1,11 +1,15 @@
 import { Migrator } from "effect/sql"
 import accounts from "./migrations/0001_accounts.ts"
 import usageEvents from "./migrations/0002_usage_events.ts"
+import extractionCache from "./migrations/0003_extraction_cache.ts"
+import deploymentHealth from "./migrations/0004_deployment_health.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
   "0001_accounts": accounts,
-  "0002_usage_events": usageEvents
+  "0002_usage_events": usageEvents,
+  "0003_extraction_cache": extractionCache,
+  "0004_deployment_health": deploymentHealth
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })

@@ -1,6 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { ChatProvider } from "../Providers/ChatProvider.ts"
+import { makeAnthropicProvider } from "../Providers/Anthropic/AnthropicAdapter.ts"
+import { makeGeminiProvider } from "../Providers/Gemini/GeminiAdapter.ts"
 import { makeOpenAiProvider } from "../Providers/OpenAi/OpenAiAdapter.ts"
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
 
@@ -11,8 +13,9 @@ export const makeChatProvider = (config: ProviderConfig) => {
     case "openai-compatible":
       return makeOpenAiProvider(config)
     case "anthropic":
+      return makeAnthropicProvider(config)
     case "gemini":
-      return Effect.succeed(undefined)
+      return makeGeminiProvider(config)
   }
 }
 

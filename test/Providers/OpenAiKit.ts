@@ -31,6 +31,7 @@ export const openAiKit: ProviderKit = {
   },
   parallelToolStream: { kind: "sse", frames: openAiToolFrames() },
   jsonSchema: { kind: "json", status: 200, body: openAiCompletion({ content: "{\"answer\":42}" }) },
+  reportsCacheWrites: true,
   cachedUsage: {
     kind: "json",
     status: 200,

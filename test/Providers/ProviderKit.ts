@@ -21,6 +21,8 @@ export interface ProviderKit {
   readonly jsonSchema: Reply
   /** Non-streamed text with 100 prompt tokens of which 60 read from cache and 20 written; 5 completion. */
   readonly cachedUsage: Reply
+  /** False when the provider's usage has no cache-write count: the battery then requires it absent. */
+  readonly reportsCacheWrites: boolean
   /** HTTP 429 with `retry-after: 7`. */
   readonly rateLimited: Reply
   /** HTTP 500 with the provider's error body. */

@@ -4,6 +4,7 @@ import * as NodePath from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { seedDataDir } from "./PgliteTemplate.ts"
 
 /**
  * Storage for one test file. With DATABASE_URL set (CI's second run) each file gets its own
@@ -29,6 +30,7 @@ export const makeTestStorage = async (): Promise<TestStorage> => {
   const dataDir = mkdtempSync(NodePath.join(tmpdir(), "gw-test-"))
   const base = process.env["DATABASE_URL"]
   if (base === undefined || base === "") {
+    await seedDataDir(dataDir)
     return {
       dataDir,
       databaseUrl: undefined,

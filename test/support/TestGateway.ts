@@ -43,6 +43,7 @@ const buildLayer = (options: StartOptions) =>
       adminToken: undefined,
       otlpEndpoint: undefined,
       redisUrl: undefined,
+      redisPrefix: `gateway-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}:`,
       logLevel: "warn",
       ...(options.adminToken === undefined ? {} : { adminToken: Redacted.make(options.adminToken) }),
       ...options.settings

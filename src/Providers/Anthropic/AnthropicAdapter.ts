@@ -1,0 +1,96 @@
+import { Effect, Redacted, Stream } from "effect"
+import type { ChatRequest } from "../../Domain/ChatRequest.ts"
+import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
+import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
+import type { GatewayError } from "../../Domain/GatewayError.ts"
+import type { ChatProvider, ChatTarget } from "../ChatProvider.ts"
+import { fromCodec } from "../OpenAi/OpenAiAdapter.ts"
+import { badResponse, streamFailure } from "../ProviderErrors.ts"
+import { makeProviderHttp, sseEvents } from "../ProviderHttp.ts"
+import { anthropicError } from "./AnthropicErrors.ts"
+import { anthropicRequestBody } from "./AnthropicRequest.ts"
+import { completionFromAnthropic } from "./AnthropicResponse.ts"
+import { anthropicStreamStep, initialAnthropicStreamState } from "./AnthropicStream.ts"
+import { anthropicVersion } from "./AnthropicWire.ts"
+
+/**
+ * Anthropic's Messages API: `POST {base_url}/messages` with the key in `x-api-key` and the API
+ * version pinned. No beta header is needed for anything this adapter sends; one can be added
+ * through the provider's `headers` if a deployment wants it.
+ * @see https://platform.claude.com/docs/en/api/overview#authentication
+ * @see https://platform.claude.com/docs/en/api/versioning
+ */
+export const makeAnthropicProvider = (config: ProviderConfig) =>
+  Effect.gen(function* () {
+    const http = yield* makeProviderHttp(config)
+    const url = `${config.base_url.replace(/\/+$/, "")}/messages`
+    const headers: Record<string, string> = {
+      ...config.headers,
+      "anthropic-version": anthropicVersion,
+      accept: "application/json"
+    }
+    if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") headers["x-api-key"] = Redacted.value(config.api_key)
+    const streamHeaders = { ...headers, accept: "text/event-stream" }
+
+    const complete = Effect.fn("Anthropic.complete")(function* (request: ChatRequest, target: ChatTarget) {
+      yield* Effect.annotateCurrentSpan({ "gen_ai.system": "anthropic", "gen_ai.request.model": target.upstreamModel })
+      const body = yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, false)))
+      const response = yield* http.postJson(url, headers, body)
+      if (response.status < 200 || response.status >= 300) return yield* anthropicError(config.id, response, response.text)
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(response.text)
+      } catch {
+        return yield* badResponse(config.id, "the body was not valid JSON")
+      }
+      const completion = completionFromAnthropic(parsed)
+      if (completion === undefined) return yield* badResponse(config.id, "the body was not a message")
+      return completion
+    })
+
+    const stream = (request: ChatRequest, target: ChatTarget): Stream.Stream<ChatStreamEvent, GatewayError> =>
+      Stream.unwrap(
+        Effect.gen(function* () {
+          const body = yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, true)))
+          const response = yield* http.postStream(url, streamHeaders, body)
+          if (response.status < 200 || response.status >= 300) {
+            const text = yield* response.body.pipe(Stream.decodeText(), Stream.mkString, Effect.orElseSucceed(() => ""))
+            return yield* anthropicError(config.id, response, text)
+          }
+          const state = initialAnthropicStreamState()
+          let ended = false
+          let finished = false
+          return sseEvents(config.id, response.body).pipe(
+            Stream.map((event) => anthropicStreamStep(state, event.event, event.data)),
+            Stream.takeWhile((step) => {
+              if (step._tag === "Done") ended = true
+              return step._tag !== "Done"
+            }),
+            Stream.mapEffect((step) => {
+              switch (step._tag) {
+                case "Error":
+                  return Effect.fail(streamFailure(config.id, `${step.type ?? "error"}: ${step.message}`, step.retryable))
+                case "Malformed":
+                  return Effect.fail(badResponse(config.id, "a stream event was not valid JSON"))
+                case "Events":
+                  return Effect.succeed(step.events)
+              }
+            }),
+            Stream.flattenIterable,
+            Stream.tap((event) =>
+              Effect.sync(() => {
+                if (event._tag === "Finish") finished = true
+              })
+            ),
+            // A connection that closes before `message_stop` and before any stop reason lost data.
+            Stream.concat(
+              Stream.suspend(() =>
+                ended || finished ? Stream.empty : Stream.fail(streamFailure(config.id, "the stream ended early", true))
+              )
+            )
+          )
+        }).pipe(Effect.withSpan("Anthropic.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } }))
+      )
+
+    return { id: config.id, complete, stream } satisfies ChatProvider
+  })

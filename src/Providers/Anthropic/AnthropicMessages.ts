@@ -1,0 +1,107 @@
+import type { AssistantMessage, ChatMessage } from "../../Domain/ChatMessage.ts"
+import { textOf } from "../../Domain/ChatMessage.ts"
+import { GatewayError } from "../../Domain/GatewayError.ts"
+import { userBlock } from "./AnthropicContent.ts"
+import { type BlockWire, isRecord, type MessageWire, type TextBlockWire, type ToolUseBlockWire } from "./AnthropicWire.ts"
+
+export interface AnthropicConversation {
+  /** Every system (and developer) message, in order, as top-level system text blocks. */
+  readonly system: ReadonlyArray<TextBlockWire>
+  readonly messages: ReadonlyArray<MessageWire>
+}
+
+const textBlocks = (text: string): Array<TextBlockWire> => (text === "" ? [] : [{ type: "text", text }])
+
+/** The model produced these arguments earlier; Anthropic wants them back as an object. */
+const toolInput = (args: string, at: string): Record<string, unknown> => {
+  if (args.trim() === "") return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(args)
+  } catch {
+    throw GatewayError.invalid(`'${at}' is not valid JSON.`, at)
+  }
+  if (!isRecord(parsed)) throw GatewayError.invalid(`'${at}' must be a JSON object.`, at)
+  return parsed
+}
+
+/**
+ * Earlier assistant turns. `reasoning_content` is dropped on purpose: Anthropic only accepts
+ * thinking blocks back with the signature it issued, which the client never received.
+ * @see https://platform.claude.com/docs/en/build-with-claude/extended-thinking
+ */
+const assistantBlocks = (m: AssistantMessage, index: number): Array<BlockWire> => {
+  const blocks: Array<BlockWire> = textBlocks(textOf(m.content))
+  for (const [j, call] of (m.tool_calls ?? []).entries()) {
+    const use: ToolUseBlockWire = {
+      type: "tool_use",
+      id: call.id,
+      name: call.function.name,
+      input: toolInput(call.function.arguments, `messages[${index}].tool_calls[${j}].function.arguments`)
+    }
+    blocks.push(use)
+  }
+  return blocks
+}
+
+const turnOf = (m: Exclude<ChatMessage, { role: "system" }>, index: number): MessageWire => {
+  switch (m.role) {
+    case "user": {
+      const blocks =
+        typeof m.content === "string"
+          ? textBlocks(m.content)
+          : m.content.flatMap((part, j) => userBlock(part, `messages[${index}].content[${j}]`) ?? [])
+      return { role: "user", content: blocks }
+    }
+    case "assistant":
+      return { role: "assistant", content: assistantBlocks(m, index) }
+    case "tool": {
+      // `content` is optional on a tool_result: an empty result is sent without it, never as an empty block.
+      const text = textOf(m.content)
+      return {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: m.tool_call_id, ...(text === "" ? {} : { content: text }) }]
+      }
+    }
+  }
+}
+
+/** Anthropic requires a user turn's `tool_result` blocks before any other block. */
+const resultsFirst = (turn: MessageWire): MessageWire =>
+  turn.role === "assistant"
+    ? turn
+    : {
+      role: "user",
+      content: [
+        ...turn.content.filter((block) => block.type === "tool_result"),
+        ...turn.content.filter((block) => block.type !== "tool_result")
+      ]
+    }
+
+/**
+ * Chat messages -> Anthropic's `system` + strictly alternating user/assistant turns.
+ * System messages are hoisted (Anthropic has no system role); tool results become `tool_result`
+ * blocks of a user turn; consecutive turns of one role are merged, so tool results and a
+ * following user message share one turn (results first); turns left empty are dropped.
+ * @see https://platform.claude.com/docs/en/api/messages/create (messages, system)
+ * @see https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls
+ */
+export const anthropicConversation = (messages: ReadonlyArray<ChatMessage>): AnthropicConversation => {
+  const system: Array<TextBlockWire> = []
+  const turns: Array<{ role: "user" | "assistant"; content: Array<BlockWire> }> = []
+  for (const [index, m] of messages.entries()) {
+    if (m.role === "system") {
+      system.push(...textBlocks(textOf(m.content)))
+      continue
+    }
+    const turn = turnOf(m, index)
+    if (turn.content.length === 0) continue
+    const last = turns.at(-1)
+    if (last !== undefined && last.role === turn.role) last.content.push(...turn.content)
+    else turns.push({ role: turn.role, content: [...turn.content] })
+  }
+  if (turns.length === 0) {
+    throw GatewayError.invalid("'messages' needs at least one user or assistant message with content.", "messages")
+  }
+  return { system, messages: turns.map(resultsFirst) }
+}

@@ -1,0 +1,101 @@
+/**
+ * The Gemini API (`generativelanguage.googleapis.com/v1beta`) wire format as this gateway writes
+ * and reads it. Requests are typed; responses are read leniently (any field may be missing)
+ * with the plain readers below, because the API adds fields often and the hot path avoids
+ * schema passes.
+ * @see https://ai.google.dev/api/generate-content
+ */
+
+export type JsonRecord = { readonly [key: string]: unknown }
+
+export const isRecord = (value: unknown): value is JsonRecord =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+export const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+export const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined)
+export const arr = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+export const rec = (value: unknown): JsonRecord => (isRecord(value) ? value : {})
+
+/** @see https://ai.google.dev/api/caching#Part */
+export type GeminiPart =
+  | { readonly text: string; readonly thought?: boolean }
+  | { readonly inlineData: { readonly mimeType: string; readonly data: string } }
+  | { readonly fileData: { readonly fileUri: string; readonly mimeType?: string } }
+  | {
+    readonly functionCall: { readonly name: string; readonly args: JsonRecord; readonly id?: string }
+    readonly thoughtSignature?: string
+  }
+  | { readonly functionResponse: { readonly name: string; readonly response: JsonRecord; readonly id?: string } }
+
+/** @see https://ai.google.dev/api/caching#Content */
+export interface GeminiContent {
+  readonly role: "user" | "model"
+  readonly parts: ReadonlyArray<GeminiPart>
+}
+
+/** The subset of OpenAPI 3.0 that Gemini's `Schema` object takes. @see https://ai.google.dev/api/caching#Schema */
+export type GeminiSchemaType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT" | "NULL"
+export interface GeminiSchema {
+  type?: GeminiSchemaType
+  format?: string
+  title?: string
+  description?: string
+  nullable?: boolean
+  enum?: Array<string>
+  items?: GeminiSchema
+  minItems?: string
+  maxItems?: string
+  properties?: Record<string, GeminiSchema>
+  propertyOrdering?: Array<string>
+  required?: Array<string>
+  minProperties?: string
+  maxProperties?: string
+  minLength?: string
+  maxLength?: string
+  pattern?: string
+  minimum?: number
+  maximum?: number
+  anyOf?: Array<GeminiSchema>
+  default?: unknown
+  example?: unknown
+}
+
+/** @see https://ai.google.dev/api/caching#FunctionDeclaration */
+export interface GeminiFunctionDeclaration {
+  readonly name: string
+  readonly description?: string
+  readonly parameters?: GeminiSchema
+}
+
+/** @see https://ai.google.dev/api/caching#ToolConfig */
+export interface GeminiToolConfig {
+  readonly functionCallingConfig: {
+    readonly mode: "AUTO" | "ANY" | "NONE" | "VALIDATED"
+    readonly allowedFunctionNames?: ReadonlyArray<string>
+  }
+}
+
+/** @see https://ai.google.dev/api/generate-content#v1beta.GenerationConfig */
+export interface GeminiGenerationConfig {
+  stopSequences?: ReadonlyArray<string>
+  responseMimeType?: string
+  responseSchema?: GeminiSchema
+  candidateCount?: number
+  maxOutputTokens?: number
+  temperature?: number
+  topP?: number
+  seed?: number
+  presencePenalty?: number
+  frequencyPenalty?: number
+  responseLogprobs?: boolean
+  logprobs?: number
+  thinkingConfig?: { readonly thinkingBudget: number; readonly includeThoughts: boolean }
+}
+
+/** @see https://ai.google.dev/api/generate-content#request-body */
+export interface GeminiRequestBody {
+  readonly contents: ReadonlyArray<GeminiContent>
+  readonly systemInstruction?: { readonly parts: ReadonlyArray<{ readonly text: string }> }
+  readonly tools?: ReadonlyArray<{ readonly functionDeclarations: ReadonlyArray<GeminiFunctionDeclaration> }>
+  readonly toolConfig?: GeminiToolConfig
+  readonly generationConfig?: GeminiGenerationConfig
+}
