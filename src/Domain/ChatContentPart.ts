@@ -50,7 +50,26 @@ export const FilePart = Schema.Struct({
     mime_type: Schema.optionalKey(Schema.NonEmptyString)
   })
 })
-export type FilePart = typeof FilePart.Type
+
+/**
+ * What the gateway learned about a document before routing: its detected type, its text, and
+ * for PDFs sent to vision models the rendered pages. Never decoded from a client body; the
+ * document resolver adds it, and each adapter picks native delivery or text from it.
+ */
+export interface ResolvedDocument {
+  readonly filename: string
+  /** Detected from the content, not the client's claim. */
+  readonly mimeType: string
+  /** Base64 of the bytes, without a data-URL prefix. */
+  readonly data: string
+  readonly text: string
+  readonly pages: number | null
+  readonly scanned: boolean
+  /** PNG data URLs of rendered pages (vision models only). */
+  readonly pageImages: ReadonlyArray<string>
+}
+
+export type FilePart = typeof FilePart.Type & { readonly resolved?: ResolvedDocument }
 
 /** Only in assistant history: a refusal the model gave earlier. */
 export const RefusalPart = Schema.Struct({

@@ -32,7 +32,7 @@ const chatCompletions = authenticated(
       const body = yield* readJsonObject
       const request = yield* decodeChatRequest(body)
       meter.requestedModel = request.model
-      const result = yield* (yield* ChatCompletions).run(request, meter)
+      const result = yield* (yield* ChatCompletions).run(request, meter, principal.projectId)
       if (result._tag === "Json") return HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) })
 
       const keepAliveMs = (yield* GatewayConfigFile).config.server.keepalive_seconds * 1000

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { FindMyWay, HttpRouter, HttpServerRequest } from "effect/http"
 import { GatewayError, MethodNotAllowed } from "../Domain/GatewayError.ts"
 import { chatRoutes } from "./ChatCompletionsRoute.ts"
+import { filesRoutes } from "./FilesRoutes.ts"
 import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
@@ -12,7 +13,7 @@ const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...
   groups.flat() as ReadonlyArray<Route<ServicesOf<G[number]>>>
 
 /** Every public route. Adding an endpoint means adding its routes here. */
-export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes)
+export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, filesRoutes)
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]

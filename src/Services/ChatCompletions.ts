@@ -2,11 +2,13 @@ import { Clock, Context, Effect, Layer, Stream } from "effect"
 import { checkCapabilities } from "../Domain/ChatCapabilityGate.ts"
 import { completionToWire } from "../Domain/ChatCompletionWire.ts"
 import type { ChatRequest } from "../Domain/ChatRequest.ts"
+import type { ModelConfig } from "../Domain/GatewayConfig.ts"
 import { GatewayError, UpstreamFailure } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
 import { normalisedChunks } from "../Streams/ChatEventStream.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { withStreamTimeouts } from "../Streams/StreamTimeouts.ts"
+import { type DeliveryNeeds, DocumentResolver } from "./DocumentResolver.ts"
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
 import { ModelCatalog } from "./ModelCatalog.ts"
 import { ProviderRouter } from "./ProviderRouter.ts"
@@ -23,21 +25,36 @@ export type ChatResult =
  */
 export class ChatCompletions extends Context.Service<
   ChatCompletions,
-  { readonly run: (request: ChatRequest, meter: RequestMeter) => Effect.Effect<ChatResult, GatewayError> }
+  { readonly run: (request: ChatRequest, meter: RequestMeter, projectId: string) => Effect.Effect<ChatResult, GatewayError> }
 >()("gateway/ChatCompletions") {
   static readonly layer = Layer.effect(
     ChatCompletions,
     Effect.gen(function* () {
       const catalog = yield* ModelCatalog
       const router = yield* ProviderRouter
+      const documents = yield* DocumentResolver
       const { config } = yield* GatewayConfigFile
+      const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
+
+      // What every route this model may take (its deployments and fallbacks) needs from documents.
+      const deliveryNeeds = (model: ModelConfig, projectId: string): DeliveryNeeds => {
+        const models = [model, ...model.fallbacks.flatMap((id) => catalog.find(id)?.config ?? [])]
+        const kinds = models.flatMap((m) => m.deployments.map((d) => providerKinds.get(d.provider)))
+        return {
+          projectId,
+          vision: model.capabilities.vision,
+          someRouteLacksNativePdf: kinds.some((kind) => kind === "openai-compatible"),
+          inlineImageUrls: kinds.some((kind) => kind === "gemini")
+        }
+      }
       const maxInlineFileBytes = config.files.max_inline_mb * 1024 * 1024
       const deadlineMs = config.routing.deadline_ms
 
-      const run = Effect.fn("ChatCompletions.run")(function* (request: ChatRequest, meter: RequestMeter) {
-        const model = (yield* catalog.require(request.model, "chat")).config
-        const violation = checkCapabilities(request, model, { maxInlineFileBytes })
+      const run = Effect.fn("ChatCompletions.run")(function* (input: ChatRequest, meter: RequestMeter, projectId: string) {
+        const model = (yield* catalog.require(input.model, "chat")).config
+        const violation = checkCapabilities(input, model, { maxInlineFileBytes })
         if (violation !== undefined) return yield* violation
+        const request = yield* documents.resolve(input, deliveryNeeds(model, projectId))
         const id = Ids.responseId()
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         if (!request.stream) {

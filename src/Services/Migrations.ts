@@ -3,13 +3,15 @@ import accounts from "./migrations/0001_accounts.ts"
 import usageEvents from "./migrations/0002_usage_events.ts"
 import extractionCache from "./migrations/0003_extraction_cache.ts"
 import deploymentHealth from "./migrations/0004_deployment_health.ts"
+import files from "./migrations/0005_files.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
   "0001_accounts": accounts,
   "0002_usage_events": usageEvents,
   "0003_extraction_cache": extractionCache,
-  "0004_deployment_health": deploymentHealth
+  "0004_deployment_health": deploymentHealth,
+  "0005_files": files
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })

@@ -1,6 +1,7 @@
 import { advisoryFields, type ChatRequest, type ReasoningEffort } from "../../Domain/ChatRequest.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import type { ChatTarget } from "../ChatProvider.ts"
+import { nativeDocumentTypes, withDocumentsDelivered } from "../DocumentDelivery.ts"
 import { anthropicConversation } from "./AnthropicMessages.ts"
 import { anthropicTools, forcesToolUse } from "./AnthropicTools.ts"
 
@@ -105,7 +106,8 @@ const outputPlan = (request: ChatRequest, target: ChatTarget): OutputPlan => {
  * @see https://platform.claude.com/docs/en/api/messages/create
  * @see https://platform.claude.com/docs/en/build-with-claude/structured-outputs
  */
-export const anthropicRequestBody = (request: ChatRequest, target: ChatTarget, stream: boolean): Record<string, unknown> => {
+export const anthropicRequestBody = (input: ChatRequest, target: ChatTarget, stream: boolean): Record<string, unknown> => {
+  const request = withDocumentsDelivered(input, nativeDocumentTypes.anthropic, target.model.capabilities.vision)
   const model = target.model.id
   checkUnsupported(request, model)
   checkTemperature(request, model)

@@ -1,6 +1,7 @@
 import { advisoryFields, type ChatRequest } from "../../Domain/ChatRequest.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import type { ChatTarget } from "../ChatProvider.ts"
+import { nativeDocumentTypes, withDocumentsDelivered } from "../DocumentDelivery.ts"
 import { geminiConversation } from "./GeminiContents.ts"
 import { geminiGenerationConfig } from "./GeminiGenerationConfig.ts"
 import { geminiTools } from "./GeminiTools.ts"
@@ -25,7 +26,8 @@ const refuseUnsupported = (request: ChatRequest): void => {
  * Throws a GatewayError for every client mistake, naming the field.
  * @see https://ai.google.dev/api/generate-content#request-body
  */
-export const geminiRequestBody = (request: ChatRequest, target: ChatTarget): GeminiRequestBody => {
+export const geminiRequestBody = (input: ChatRequest, target: ChatTarget): GeminiRequestBody => {
+  const request = withDocumentsDelivered(input, nativeDocumentTypes.gemini, target.model.capabilities.vision)
   refuseUnsupported(request)
   const conversation = geminiConversation(request.messages)
   const generationConfig = geminiGenerationConfig(request, target)

@@ -3,6 +3,7 @@ import type { ChatMessage } from "../../Domain/ChatMessage.ts"
 import type { ChatRequest } from "../../Domain/ChatRequest.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import type { ChatTarget } from "../ChatProvider.ts"
+import { nativeDocumentTypes, withDocumentsDelivered } from "../DocumentDelivery.ts"
 import type { ProviderProfile } from "../OpenAiCompatible/Profiles.ts"
 
 /** OpenAI takes file data as a data URL; clients may send bare base64. */
@@ -66,6 +67,12 @@ export const openAiRequestBody = (
   profile: ProviderProfile,
   stream: boolean
 ): Record<string, unknown> => {
+  // Only OpenAI itself takes PDFs as file parts; compatible servers get the extracted text.
+  request = withDocumentsDelivered(
+    request,
+    profile.name === "openai" ? nativeDocumentTypes.openai : nativeDocumentTypes.none,
+    target.model.capabilities.vision
+  )
   for (const field of profile.unsupported) {
     const value = (request as unknown as Record<string, unknown>)[field]
     if (value !== undefined && !(field === "n" && value === 1)) {

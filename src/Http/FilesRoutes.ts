@@ -1,0 +1,164 @@
+import { ByteSize, Effect, Schema, Stream } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse, Multipart } from "effect/http"
+import { GatewayError } from "../Domain/GatewayError.ts"
+import { FilePurpose, maxExpirySeconds, minExpirySeconds } from "../Domain/StoredFile.ts"
+import { type FileFields, Files, type StagedFile } from "../Services/Files.ts"
+import { GatewayConfigFile } from "../Services/GatewayConfigLoader.ts"
+import { authenticated, CurrentPrincipal } from "./Authentication.ts"
+import { route } from "./Route.ts"
+
+const files = { filesEndpoint: true } as const
+const isPurpose = Schema.is(FilePurpose)
+
+/** Files belong to people: a key without a user may not touch them (spec part 5). */
+const withUser = <A, R>(effect: Effect.Effect<A, GatewayError, R>) =>
+  authenticated(
+    "files",
+    Effect.flatMap(CurrentPrincipal, (principal): Effect.Effect<A, GatewayError, R> =>
+      principal.userId === null
+        ? Effect.fail(GatewayError.forbidden("This API key has no user; the files endpoints need a key that belongs to a user.", "key_without_user"))
+        : effect
+    )
+  )
+
+const parseFields = (fields: Readonly<Record<string, string>>): Effect.Effect<FileFields, GatewayError> => {
+  const purpose = fields["purpose"]
+  if (purpose === undefined || purpose === "") return Effect.fail(GatewayError.invalid("Missing required parameter: 'purpose'.", "purpose"))
+  if (!isPurpose(purpose)) {
+    return Effect.fail(GatewayError.invalid(`Invalid 'purpose': '${purpose}'. Expected one of ${FilePurpose.literals.join(", ")}.`, "purpose"))
+  }
+  const anchor = fields["expires_after[anchor]"]
+  const seconds = fields["expires_after[seconds]"]
+  if (anchor !== undefined && anchor !== "created_at") {
+    return Effect.fail(GatewayError.invalid(`Invalid 'expires_after[anchor]': only 'created_at' is supported.`, "expires_after[anchor]"))
+  }
+  if (seconds === undefined) {
+    if (anchor !== undefined) return Effect.fail(GatewayError.invalid("'expires_after[seconds]' is required with 'expires_after[anchor]'.", "expires_after[seconds]"))
+    return Effect.succeed({ purpose, expiresAfterSeconds: undefined })
+  }
+  const value = Number(seconds)
+  if (!/^\d+$/.test(seconds.trim()) || value < minExpirySeconds || value > maxExpirySeconds) {
+    return Effect.fail(
+      GatewayError.invalid(`Invalid 'expires_after[seconds]': expected an integer from ${minExpirySeconds} to ${maxExpirySeconds}.`, "expires_after[seconds]")
+    )
+  }
+  return Effect.succeed({ purpose, expiresAfterSeconds: value })
+}
+
+const upload = withUser(
+  Effect.gen(function* () {
+    const principal = yield* CurrentPrincipal
+    const service = yield* Files
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const maxBytes = (yield* GatewayConfigFile).config.files.max_upload_mb * 1024 * 1024
+    const contentType = request.headers["content-type"] ?? ""
+    if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
+      return yield* GatewayError.invalid("Uploads must be multipart/form-data with a 'file' and a 'purpose'.", "file")
+    }
+    // The form around the file is small; everything past the file limit plus 1 MB is refused early.
+    const bodyLimit = maxBytes + 1024 * 1024
+    if (Number(request.headers["content-length"] ?? 0) > bodyLimit) {
+      return yield* GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
+    }
+    const fields: Record<string, string> = {}
+    let staged: StagedFile | undefined
+    const consume = request.multipartStream.pipe(
+      Stream.runForEach((part) =>
+        Effect.gen(function* () {
+          if (part._tag === "Field") {
+            fields[part.key] = part.value
+            return
+          }
+          if (part.key !== "file") return yield* GatewayError.invalid(`Unexpected file field '${part.key}'; send the file as 'file'.`, part.key)
+          if (staged !== undefined) return yield* GatewayError.invalid("Send exactly one 'file' per upload.", "file")
+          const filename = part.name === "" ? "upload" : part.name
+          staged = yield* service.stage(principal, { filename, contentType: part.contentType || "application/octet-stream" }, part.content)
+        })
+      ),
+      Effect.catchTag("MultipartError", (error) =>
+        Effect.fail(
+          error.reason._tag === "FileTooLarge" || error.reason._tag === "BodyTooLarge"
+            ? GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
+            : GatewayError.invalid("The multipart body could not be parsed.", "file")
+        )
+      ),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(bodyLimit)),
+      Effect.provideService(Multipart.MaxFileSize, ByteSize.bytes(maxBytes + 1))
+    )
+    // Whatever goes wrong after the bytes were stored (a bad field, a disconnect) removes them.
+    const committed = yield* Effect.gen(function* () {
+      yield* consume
+      if (staged === undefined) return yield* GatewayError.invalid("Missing required parameter: 'file'.", "file")
+      const parsed = yield* parseFields(fields)
+      return yield* service.commit(principal, staged, parsed)
+    }).pipe(Effect.onError(() => (staged === undefined ? Effect.void : service.discard(staged))))
+    return HttpServerResponse.jsonUnsafe(committed)
+  })
+)
+
+const listQuery = Schema.Struct({
+  limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
+  order: Schema.optionalKey(Schema.Literals(["asc", "desc"])),
+  after: Schema.optionalKey(Schema.String),
+  purpose: Schema.optionalKey(FilePurpose)
+})
+
+const list = withUser(
+  Effect.gen(function* () {
+    const principal = yield* CurrentPrincipal
+    const query = yield* HttpServerRequest.schemaSearchParams(listQuery).pipe(
+      Effect.mapError((error) => {
+        const issue = String(error).split("\n").find((line) => line.includes("at [")) ?? ""
+        const param = /at \["([^"]+)"\]/.exec(issue)?.[1] ?? "limit"
+        return GatewayError.invalid(`Invalid query parameter '${param}'.`, param)
+      })
+    )
+    const result = yield* (yield* Files).list(principal, {
+      limit: query.limit ?? 10_000,
+      order: query.order ?? "desc",
+      after: query.after,
+      purpose: query.purpose
+    })
+    return HttpServerResponse.jsonUnsafe({
+      object: "list",
+      data: result.data,
+      has_more: result.hasMore,
+      first_id: result.data[0]?.id ?? null,
+      last_id: result.data.at(-1)?.id ?? null
+    })
+  })
+)
+
+const fileIdParam = Effect.map(HttpRouter.params, (params) => params["file_id"] ?? "")
+
+const retrieve = withUser(
+  Effect.gen(function* () {
+    return HttpServerResponse.jsonUnsafe(yield* (yield* Files).get(yield* CurrentPrincipal, yield* fileIdParam))
+  })
+)
+
+const content = withUser(
+  Effect.gen(function* () {
+    const { file, stream } = yield* (yield* Files).content(yield* CurrentPrincipal, yield* fileIdParam)
+    const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, "_")
+    return HttpServerResponse.stream(stream, {
+      contentType: file.contentType,
+      contentLength: file.bytes,
+      headers: { "content-disposition": `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}` }
+    })
+  })
+)
+
+const remove = withUser(
+  Effect.gen(function* () {
+    return HttpServerResponse.jsonUnsafe(yield* (yield* Files).remove(yield* CurrentPrincipal, yield* fileIdParam))
+  })
+)
+
+export const filesRoutes = [
+  route("POST", "/v1/files", upload, files),
+  route("GET", "/v1/files", list, files),
+  route("GET", "/v1/files/:file_id", retrieve, files),
+  route("DELETE", "/v1/files/:file_id", remove, files),
+  route("GET", "/v1/files/:file_id/content", content, files)
+]
