@@ -1,22 +1,48 @@
 import { Layer } from "effect"
 import { HttpServer } from "effect/http"
+import { AdminRoutesLive } from "./Http/AdminApi.ts"
 import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
 import { Accounts } from "./Services/Accounts.ts"
 import { ApiKeys } from "./Services/ApiKeys.ts"
+import { ChatCompletions } from "./Services/ChatCompletions.ts"
 import { DatabaseLive } from "./Services/Database.ts"
+import { DeploymentHealth } from "./Services/DeploymentHealth.ts"
+import { DocumentResolver } from "./Services/DocumentResolver.ts"
+import { Extractor } from "./Services/Extractor.ts"
+import { Files } from "./Services/Files.ts"
+import { FileStore } from "./Services/FileStore.ts"
 import { ModelCatalog } from "./Services/ModelCatalog.ts"
+import { ProviderRegistry } from "./Services/ProviderRegistry.ts"
+import { ProviderRouter } from "./Services/ProviderRouter.ts"
+import { UrlFetcher } from "./Services/UrlFetcher.ts"
 import { UsageLedger } from "./Services/UsageLedger.ts"
 
 /**
  * The whole service graph. This is the only module that knows every layer; `main.ts` adds
  * configuration, logging and tracing, and tests add their own configuration and database.
  */
-export const ServicesLive = Layer.mergeAll(ApiKeys.layer, ModelCatalog.layer, UsageLedger.layer).pipe(
+const CoreLive = Layer.mergeAll(ApiKeys.layer, ModelCatalog.layer, UsageLedger.layer).pipe(
   Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(DatabaseLive)
 )
 
-export const GatewayLive = HttpAppLive(Layer.empty).pipe(
+const RoutingLive = ProviderRouter.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(ProviderRegistry.layer, DeploymentHealth.layer))
+)
+
+// Files and documents: bytes in the FileStore, text from the Extractor, URLs through the guarded fetcher.
+const DocumentsLive = DocumentResolver.layer.pipe(
+  Layer.provideMerge(Files.layer),
+  Layer.provideMerge(Layer.mergeAll(FileStore.layer, Extractor.layer, UrlFetcher.layer))
+)
+
+export const ServicesLive = ChatCompletions.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(RoutingLive, DocumentsLive)),
+  Layer.provideMerge(CoreLive)
+)
+
+// The admin API is registered only when GATEWAY_ADMIN_TOKEN is set.
+export const GatewayLive = HttpAppLive(AdminRoutesLive).pipe(
   Layer.provideMerge(NodeServerLive),
   Layer.provideMerge(ServicesLive)
 )

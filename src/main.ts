@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Config, Effect, Layer } from "effect"
+import { Cause, Config, Effect, Exit, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { GatewayLive } from "./AppLayer.ts"
 import { LoggingLive, TracingLive } from "./Observability.ts"
@@ -26,4 +26,8 @@ const program = Layer.launch(MainLive).pipe(
   )
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: false })
+// A stop by SIGTERM/SIGINT that drained cleanly is a success (exit 0), not an interruption (130).
+NodeRuntime.runMain(program, {
+  teardown: (exit, onExit) =>
+    onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Number(process.exitCode ?? 0) : 1)
+})

@@ -1,4 +1,4 @@
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
@@ -7,24 +7,42 @@ import { GatewayConfigFile } from "../Services/GatewayConfigLoader.ts"
 import { BodyLimit } from "./JsonBody.ts"
 import { RoutesLive } from "./Routes.ts"
 
-/** Node's own HTTP server: in-flight requests get `server.shutdown_grace_seconds` after SIGTERM. */
+/**
+ * Node's own HTTP server: after SIGTERM it stops accepting connections and in-flight requests
+ * get `server.shutdown_grace_seconds` to finish. Connections that go idle while draining are
+ * closed at once, so a keep-alive client does not hold the shutdown for the whole grace period.
+ */
 export const NodeServerLive = Layer.unwrap(
   Effect.gen(function* () {
     const app = yield* AppConfig
     const { config } = yield* GatewayConfigFile
     return NodeHttpServer.layer(
       () =>
-        createServer({
-          // Bodies and streams are bounded by our own limits and timeouts, not Node's.
-          requestTimeout: 0,
-          headersTimeout: 60_000,
-          // Longer than common load balancer idle timeouts, so they close first.
-          keepAliveTimeout: 65_000
-        }),
+        drainOnClose(
+          createServer({
+            // Bodies and streams are bounded by our own limits and timeouts, not Node's.
+            requestTimeout: 0,
+            headersTimeout: 60_000,
+            // Longer than common load balancer idle timeouts, so they close first.
+            keepAliveTimeout: 65_000
+          })
+        ),
       { port: app.port, host: app.host, gracefulShutdownTimeout: `${config.server.shutdown_grace_seconds} seconds` }
     )
   })
 )
+
+/** Once `close()` starts the drain, every connection that finishes its last response is closed. */
+const drainOnClose = (server: Server): Server => {
+  const close = server.close.bind(server)
+  server.close = ((callback?: (error?: Error) => void) => {
+    const timer = setInterval(() => server.closeIdleConnections(), 50)
+    timer.unref()
+    server.once("close", () => clearInterval(timer))
+    return close(callback)
+  }) as Server["close"]
+  return server
+}
 
 const SettingsLive = Layer.unwrap(
   Effect.map(GatewayConfigFile, ({ config }) => Layer.succeed(BodyLimit, config.server.body_limit_mb * 1024 * 1024))

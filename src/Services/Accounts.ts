@@ -46,6 +46,8 @@ export class Accounts extends Context.Service<
     }) => Effect.Effect<UserView, GatewayError>
     readonly listUsers: (projectId: string) => Effect.Effect<ReadonlyArray<UserView>, GatewayError>
     readonly getUser: (id: string) => Effect.Effect<UserView, GatewayError>
+    /** The compact numeric id the usage ledger keys on; internal, never part of a public view. */
+    readonly projectSeq: (id: string) => Effect.Effect<number, GatewayError>
   }
 >()("gateway/Accounts") {
   static readonly layer = Layer.effect(
@@ -94,7 +96,13 @@ export class Accounts extends Context.Service<
             FROM users WHERE project_id = ${projectId} ORDER BY created_at, id`.pipe(Effect.orDie)
           return rows.map(userView)
         }),
-        getUser
+        getUser,
+        projectSeq: Effect.fn("Accounts.projectSeq")(function* (id: string) {
+          const rows = yield* sql<{ readonly seq: number }>`SELECT seq FROM projects WHERE id = ${id}`.pipe(Effect.orDie)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
+          return Number(row.seq)
+        })
       })
     })
   )

@@ -15,7 +15,14 @@ export interface RecordedRequest {
 }
 
 export type Reply =
-  | { readonly kind: "json"; readonly status: number; readonly body: unknown; readonly headers?: Record<string, string> }
+  | {
+    readonly kind: "json"
+    readonly status: number
+    readonly body: unknown
+    readonly headers?: Record<string, string>
+    /** Wait this long before answering. */
+    readonly delayMs?: number
+  }
   | { readonly kind: "raw"; readonly status: number; readonly body: string; readonly headers?: Record<string, string> }
   | {
     readonly kind: "sse"
@@ -104,6 +111,8 @@ export class FakeUpstream {
     const reply = (this.queue.shift() ?? this.fallback)(recorded)
     switch (reply.kind) {
       case "json":
+        if (reply.delayMs !== undefined) await new Promise((r) => setTimeout(r, reply.delayMs))
+        if (res.destroyed) return
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
         res.end(JSON.stringify(reply.body))
         finished = true

@@ -15,6 +15,8 @@ export interface StartOptions {
   readonly settings?: Partial<AppSettings>
   /** GATEWAY_ADMIN_TOKEN; the admin API is registered only when set. */
   readonly adminToken?: string
+  /** Extra layers below the gateway, e.g. a tracer that records spans in memory. */
+  readonly observability?: Layer.Layer<never>
 }
 
 export interface KeyOptions {
@@ -49,6 +51,7 @@ const buildLayer = (options: StartOptions) =>
       ...options.settings
     }
     return GatewayLive.pipe(
+      Layer.provide(options.observability ?? Layer.empty),
       Layer.provideMerge(GatewayConfigFile.fromConfig(config)),
       Layer.provideMerge(AppConfig.make(settings)),
       Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))

@@ -182,7 +182,12 @@ export const makeDiskFileStore = (
           if (trailer.bytes === 0) return Stream.empty
           return NodeStream.fromReadable<Uint8Array, unknown>({
             evaluate: () =>
-              handle.createReadStream({ start: 0, end: trailer.bytes - 1, autoClose: false, highWaterMark: readChunkBytes }),
+              handle.createReadStream({
+                start: 0,
+                end: trailer.bytes - 1,
+                autoClose: false,
+                highWaterMark: readChunkBytes
+              }),
             onError: (cause) => cause
           }).pipe(Stream.orDie)
         })

@@ -109,7 +109,9 @@ export const makeS3FileStore = (
           const created = yield* send("CreateMultipartUpload", (abortSignal) =>
             client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType }), { abortSignal })
           )
-          if (created.UploadId === undefined) return yield* Effect.die(new Error("CreateMultipartUpload returned no UploadId"))
+          if (created.UploadId === undefined) {
+            return yield* Effect.die(new Error("CreateMultipartUpload returned no UploadId"))
+          }
           uploadId = created.UploadId
         }
         const UploadId = uploadId
@@ -158,7 +160,11 @@ export const makeS3FileStore = (
           Effect.timeout("30 seconds"),
           // The bucket's lifecycle rule for incomplete multipart uploads is the backstop.
           Effect.catch((failure) =>
-            Effect.logWarning("Could not abort a multipart upload", { key: Key, uploadId: UploadId, failure: failure.message })
+            Effect.logWarning("Could not abort a multipart upload", {
+              key: Key,
+              uploadId: UploadId,
+              failure: failure.message
+            })
           )
         )
       })
@@ -188,12 +194,19 @@ export const makeS3FileStore = (
       const IfMatch = head.ETag
       const stream = Stream.unwrap(
         Effect.gen(function* () {
-          const object = yield* send("GetObject", (abortSignal) =>
-            client.send(new GetObjectCommand({ Bucket, Key, ...(IfMatch === undefined ? {} : { IfMatch }) }), {
-              abortSignal
-            })
-          ).pipe(
-            Effect.catch((failure) => (failure.isPreconditionFailed ? Effect.fail(changedFile()) : notFoundOn(changedFile)(failure)))
+          // Released with the stream's scope, so a body that is never read still frees its socket.
+          const object = yield* Effect.acquireRelease(
+            send("GetObject", (abortSignal) =>
+              client.send(new GetObjectCommand({ Bucket, Key, ...(IfMatch === undefined ? {} : { IfMatch }) }), {
+                abortSignal
+              })
+            ).pipe(
+              Effect.catch((failure) =>
+                failure.isPreconditionFailed ? Effect.fail(changedFile()) : notFoundOn(changedFile)(failure)
+              )
+            ),
+            (object) => Effect.sync(() => (object.Body instanceof Readable ? object.Body.destroy() : undefined)),
+            { interruptible: true }
           )
           const body = object.Body
           if (!(body instanceof Readable)) return yield* Effect.die(new Error("GetObject returned no readable body"))
@@ -210,13 +223,17 @@ export const makeS3FileStore = (
       get,
       delete: Effect.fn("FileStore.delete")(function* (key: string) {
         const Key = yield* objectKey(key)
-        yield* send("DeleteObject", (abortSignal) => client.send(new DeleteObjectCommand({ Bucket, Key }), { abortSignal })).pipe(
+        yield* send("DeleteObject", (abortSignal) =>
+          client.send(new DeleteObjectCommand({ Bucket, Key }), { abortSignal })
+        ).pipe(
           Effect.catch((failure) => (failure.isNotFound ? Effect.void : Effect.die(failure)))
         )
       }),
       exists: Effect.fn("FileStore.exists")(function* (key: string) {
         const Key = yield* objectKey(key)
-        return yield* send("HeadObject", (abortSignal) => client.send(new HeadObjectCommand({ Bucket, Key }), { abortSignal })).pipe(
+        return yield* send("HeadObject", (abortSignal) =>
+          client.send(new HeadObjectCommand({ Bucket, Key }), { abortSignal })
+        ).pipe(
           Effect.as(true),
           Effect.catch((failure) => (failure.isNotFound ? Effect.succeed(false) : Effect.die(failure)))
         )

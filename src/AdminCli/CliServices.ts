@@ -1,0 +1,30 @@
+import { Effect, Layer } from "effect"
+import { Accounts } from "../Services/Accounts.ts"
+import { ApiKeys } from "../Services/ApiKeys.ts"
+import { AppConfig } from "../Services/AppConfig.ts"
+import { DatabaseForCli } from "../Services/Database.ts"
+import { decodeConfig, GatewayConfigFile } from "../Services/GatewayConfigLoader.ts"
+import { UsageLedger } from "../Services/UsageLedger.ts"
+
+/**
+ * The CLI needs none of gateway.yaml (providers, models), so it does not read it: a config
+ * that names unset provider secrets must not stop key management. Retention is switched off
+ * because pruning partitions is the gateway's job, with its configured retention, not the
+ * defaults'.
+ */
+const CliConfigLive = Layer.unwrap(
+  Effect.map(decodeConfig("<admin-cli>", { usage: { retention_days: 0 } }, {}), (config) =>
+    GatewayConfigFile.fromConfig(config, "<admin-cli>")
+  )
+)
+
+/**
+ * Accounts, keys and the usage ledger over `DatabaseForCli`: a running embedded gateway's
+ * socket, the data directory itself, or DATABASE_URL.
+ */
+export const CliServicesLive = Layer.mergeAll(ApiKeys.layer, UsageLedger.layer).pipe(
+  Layer.provideMerge(Accounts.layer),
+  Layer.provide(DatabaseForCli),
+  Layer.provide(CliConfigLive),
+  Layer.provide(AppConfig.layer)
+)

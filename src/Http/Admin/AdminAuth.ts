@@ -1,0 +1,46 @@
+import { createHash, timingSafeEqual } from "node:crypto"
+import { Effect, Layer, Redacted } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { GatewayError } from "../../Domain/GatewayError.ts"
+import { handle } from "../Handler.ts"
+
+/**
+ * The outermost admin middleware: the bearer token must be GATEWAY_ADMIN_TOKEN. It runs
+ * before anything reads the body, so an unauthenticated caller learns nothing about payloads.
+ */
+export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("gateway/AdminAuth", {
+  security: { adminToken: HttpApiSecurity.bearer }
+}) {}
+
+const sha256 = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest()
+
+/** Hashing first gives equal lengths, so the comparison takes the same time for every guess. */
+export const tokenMatcher = (token: Redacted.Redacted<string>) => {
+  const expected = sha256(Redacted.value(token))
+  return (given: string): boolean => timingSafeEqual(sha256(given), expected)
+}
+
+/** Why `credential` (the bearer value, empty when absent) is refused, or undefined when it is the token. */
+export const refusal = (
+  matches: (given: string) => boolean,
+  credential: Redacted.Redacted<string>
+): GatewayError | undefined => {
+  const given = Redacted.value(credential)
+  if (given === "") {
+    return GatewayError.unauthenticated(
+      "You didn't provide the admin token. Send it in the Authorization header as 'Bearer GATEWAY_ADMIN_TOKEN'.",
+      "missing_admin_token"
+    )
+  }
+  return matches(given) ? undefined : GatewayError.unauthenticated("Incorrect admin token provided.", "invalid_admin_token")
+}
+
+export const adminAuthLayer = (token: Redacted.Redacted<string>): Layer.Layer<AdminAuth> => {
+  const matches = tokenMatcher(token)
+  return Layer.succeed(AdminAuth, {
+    adminToken: (httpEffect, { credential }) => {
+      const refused = refusal(matches, credential)
+      return refused === undefined ? httpEffect : handle(Effect.fail(refused))
+    }
+  })
+}

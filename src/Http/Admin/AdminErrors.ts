@@ -1,0 +1,75 @@
+import { ByteSize, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { type HttpApiEndpoint, HttpApiError, HttpApiMiddleware } from "effect/http-api"
+import { GatewayError } from "../../Domain/GatewayError.ts"
+import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
+import { handle } from "../Handler.ts"
+import { documentedErrors } from "./AdminSchemas.ts"
+
+/** Admin bodies are a few short fields; anything bigger is a mistake or abuse. */
+export const adminBodyLimit = 64 * 1024
+
+/**
+ * Wraps each admin endpoint inside the token check. It renders every failure, including the
+ * framework's own decode failures, with the gateway's envelope (src/Http/ErrorResponse.ts),
+ * so clients see one error shape across the whole service.
+ */
+export class AdminErrors extends HttpApiMiddleware.Service<AdminErrors>()("gateway/AdminErrors", {
+  error: documentedErrors
+}) {}
+
+const isBodyTooLarge = (defect: unknown): boolean =>
+  HttpServerError.isHttpServerError(defect) &&
+  defect.reason._tag === "RequestParseError" &&
+  defect.reason.reason === "BodyTooLarge"
+
+const tooLarge = GatewayError.tooLarge(`The request body is larger than the ${adminBodyLimit / 1024} KiB admin limit.`)
+
+/** Checked before the framework reads the body: it would answer these with bare text bodies. */
+const checkBody = (endpoint: HttpApiEndpoint.Top) =>
+  Effect.gen(function* () {
+    if (endpoint.payload.size === 0) return
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const contentType = (request.headers["content-type"] ?? "application/json").split(";", 1)[0]!.trim().toLowerCase()
+    if (!endpoint.payload.has(contentType)) {
+      return yield* GatewayError.unsupportedMedia(
+        "This endpoint takes a JSON body; set the header Content-Type: application/json."
+      )
+    }
+    const length = request.headers["content-length"]
+    const chunked = request.headers["transfer-encoding"] !== undefined
+    if ((length === undefined && !chunked) || length === "0") {
+      return yield* GatewayError.invalid("This endpoint takes a JSON object body; send {} to accept every default.", undefined, "missing_body")
+    }
+    if (Number(length) > adminBodyLimit) return yield* tooLarge
+  })
+
+const toGateway = (failure: unknown): Effect.Effect<never, GatewayError> => {
+  if (HttpApiError.HttpApiSchemaError.is(failure)) {
+    switch (failure.kind) {
+      case "Params":
+      case "Query":
+      case "Headers":
+      case "Payload":
+        return Effect.fail(schemaErrorToGateway(failure.cause))
+      case "Body":
+      case "ResponseHeaders":
+        // Our own response did not match its schema: a server bug, not a client mistake.
+        return Effect.die(failure)
+    }
+  }
+  return Effect.die(failure)
+}
+
+export const AdminErrorsLive: Layer.Layer<AdminErrors> = Layer.succeed(AdminErrors, (httpEffect, { endpoint }) =>
+  handle(
+    Effect.gen(function* () {
+      yield* checkBody(endpoint)
+      return yield* (httpEffect as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>).pipe(
+        Effect.catch(toGateway),
+        Effect.catchDefect((defect) => (isBodyTooLarge(defect) ? Effect.fail(tooLarge) : Effect.die(defect))),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(adminBodyLimit))
+      )
+    })
+  )
+)

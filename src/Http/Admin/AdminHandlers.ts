@@ -1,0 +1,88 @@
+import { Clock, Effect } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { GatewayError } from "../../Domain/GatewayError.ts"
+import { usageWindow } from "../../Domain/UsageWindow.ts"
+import { Accounts } from "../../Services/Accounts.ts"
+import { ApiKeys } from "../../Services/ApiKeys.ts"
+import { UsageLedger } from "../../Services/UsageLedger.ts"
+import { errorResponse } from "../ErrorResponse.ts"
+import { CurrentRequestId } from "../Handler.ts"
+import { AdminApi } from "./AdminApiDefinition.ts"
+
+/**
+ * Renders a failure with the gateway's envelope right here, so handlers never hand a
+ * `GatewayError` to the framework (which only knows the declared error schemas).
+ */
+const respond = <A, R>(
+  effect: Effect.Effect<A, GatewayError, R>
+): Effect.Effect<A | HttpServerResponse.HttpServerResponse, never, R> =>
+  Effect.catch(effect, (error) =>
+    Effect.map(CurrentRequestId, (requestId) => errorResponse(error, { requestId }))
+  )
+
+const list = <A>(data: ReadonlyArray<A>) => ({ object: "list" as const, data })
+
+export const ProjectsGroupLive = HttpApiBuilder.group(AdminApi, "projects", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    return handlers
+      .handle("createProject", ({ payload }) => respond(accounts.createProject(payload.name)))
+      .handle("listProjects", () => respond(Effect.map(accounts.listProjects(), list)))
+      .handle("getProject", ({ params }) => respond(accounts.getProject(params.project_id)))
+  })
+)
+
+export const UsersGroupLive = HttpApiBuilder.group(AdminApi, "users", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    return handlers
+      .handle("createUser", ({ params, payload }) =>
+        respond(
+          accounts.createUser({
+            projectId: params.project_id,
+            name: payload.name,
+            email: payload.email ?? undefined
+          })
+        )
+      )
+      .handle("listUsers", ({ params }) => respond(Effect.map(accounts.listUsers(params.project_id), list)))
+  })
+)
+
+export const KeysGroupLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
+  Effect.gen(function* () {
+    const keys = yield* ApiKeys
+    return handlers
+      .handle("createKey", ({ params, payload }) =>
+        respond(
+          keys.create({
+            projectId: params.project_id,
+            name: payload.name ?? undefined,
+            userId: payload.user_id ?? undefined,
+            scopes: payload.scopes,
+            expiresAt: payload.expires_at ?? undefined
+          })
+        )
+      )
+      .handle("listKeys", ({ params }) => respond(Effect.map(keys.list(params.project_id), list)))
+      .handle("revokeKey", ({ params }) => respond(keys.revoke(params.key_id)))
+      .handle("deleteKey", ({ params }) => respond(keys.revoke(params.key_id)))
+  })
+)
+
+export const UsageGroupLive = HttpApiBuilder.group(AdminApi, "usage", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const ledger = yield* UsageLedger
+    return handlers.handle("getUsage", ({ params, query }) =>
+      respond(
+        Effect.gen(function* () {
+          const window = yield* usageWindow(yield* Clock.currentTimeMillis, query.from, query.to)
+          const projectSeq = yield* accounts.projectSeq(params.project_id)
+          return yield* ledger.report({ projectId: params.project_id, projectSeq, ...window })
+        })
+      )
+    )
+  })
+)

@@ -1,0 +1,97 @@
+import { Schema } from "effect"
+import { HttpApiSchema } from "effect/http-api"
+import { ApiKeyView, ApiScope, ProjectView, UserView } from "../../Domain/ApiKey.ts"
+
+/** Request and response bodies of the admin API, as the OpenAPI document shows them. */
+
+const NonEmptyName = Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200))
+
+export const CreateProjectBody = Schema.Struct({
+  name: NonEmptyName
+}).annotate({ identifier: "CreateProjectBody" })
+
+export const CreateUserBody = Schema.Struct({
+  name: NonEmptyName,
+  email: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(320))))
+}).annotate({ identifier: "CreateUserBody" })
+
+export const CreateKeyBody = Schema.Struct({
+  name: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(200)))),
+  user_id: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  /** Omitted: every scope. */
+  scopes: Schema.optionalKey(Schema.Array(ApiScope).check(Schema.isMinLength(1))),
+  /** Unix seconds; omitted or null: never expires. */
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.Int.check(Schema.isGreaterThan(0))))
+}).annotate({ identifier: "CreateKeyBody" })
+
+/** Unix seconds in the query string. */
+const UnixSeconds = Schema.NumberFromString.pipe(Schema.decodeTo(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))))
+
+export const UsageQuery = {
+  from: Schema.optionalKey(UnixSeconds),
+  to: Schema.optionalKey(UnixSeconds)
+}
+
+export const ProjectIdParams = { project_id: Schema.String }
+export const KeyIdParams = { key_id: Schema.String }
+
+const listOf = <S extends Schema.Top>(item: S, identifier: string) =>
+  Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) }).annotate({ identifier })
+
+export const Project = ProjectView.annotate({ identifier: "Project" })
+export const User = UserView.annotate({ identifier: "User" })
+export const ApiKey = ApiKeyView.annotate({ identifier: "ApiKey" })
+export const ProjectList = listOf(Project, "ProjectList")
+export const UserList = listOf(User, "UserList")
+export const ApiKeyList = listOf(ApiKey, "ApiKeyList")
+
+export const CreatedKey = Schema.Struct({
+  key: ApiKey,
+  /** The bearer secret. Returned by this response only; the gateway keeps just its hash. */
+  secret: Schema.String
+}).annotate({ identifier: "CreatedApiKey" })
+
+const UsageTotalsFields = {
+  requests: Schema.Finite,
+  prompt_tokens: Schema.Finite,
+  completion_tokens: Schema.Finite,
+  cached_tokens: Schema.Finite,
+  cache_write_tokens: Schema.Finite,
+  units: Schema.Finite,
+  cost_usd: Schema.Finite
+}
+
+export const UsageReportBody = Schema.Struct({
+  object: Schema.Literal("usage_report"),
+  project_id: Schema.String,
+  from: Schema.Int,
+  to: Schema.Int,
+  totals: Schema.Struct(UsageTotalsFields),
+  by_model: Schema.Array(Schema.Struct({ model: Schema.NullOr(Schema.String), ...UsageTotalsFields }))
+}).annotate({ identifier: "UsageReport" })
+
+/**
+ * The gateway's error envelope. Admin handlers never fail with these values: every failure
+ * is rendered by src/Http/ErrorResponse.ts. They are declared so the OpenAPI document lists
+ * the responses a client must handle.
+ */
+const ErrorEnvelope = Schema.Struct({
+  error: Schema.Struct({
+    message: Schema.String,
+    type: Schema.String,
+    param: Schema.NullOr(Schema.String),
+    code: Schema.NullOr(Schema.String)
+  })
+})
+
+const documented = (status: number, description: string) =>
+  ErrorEnvelope.pipe(HttpApiSchema.status(status)).annotate({ description })
+
+export const documentedErrors = [
+  documented(400, "invalid_request_error: the body, a path parameter or the query is invalid; `param` names the field"),
+  documented(401, "authentication_error: the admin token is missing or wrong"),
+  documented(404, "not_found_error: no such project, user or key"),
+  documented(413, "invalid_request_error: the body is too large"),
+  documented(415, "invalid_request_error: the body is not JSON"),
+  documented(500, "internal_server_error: unexpected failure; the message names the request id")
+] as const

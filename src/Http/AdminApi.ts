@@ -1,0 +1,46 @@
+import { Effect, Layer, type Redacted } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { AppConfig } from "../Services/AppConfig.ts"
+import { adminAuthLayer, refusal, tokenMatcher } from "./Admin/AdminAuth.ts"
+import { AdminApi } from "./Admin/AdminApiDefinition.ts"
+import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
+import { KeysGroupLive, ProjectsGroupLive, UsageGroupLive, UsersGroupLive } from "./Admin/AdminHandlers.ts"
+import { handle } from "./Handler.ts"
+
+export { AdminApi } from "./Admin/AdminApiDefinition.ts"
+
+/** The OpenAPI document sits behind the admin token like every other `/admin` route. */
+const openApiRoute = (token: Redacted.Redacted<string>) => {
+  const matches = tokenMatcher(token)
+  const document = OpenApi.fromApi(AdminApi)
+  return HttpRouter.add(
+    "GET",
+    "/admin/openapi.json",
+    handle(
+      Effect.gen(function* () {
+        const refused = refusal(matches, yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer))
+        if (refused !== undefined) return yield* refused
+        return HttpServerResponse.jsonUnsafe(document)
+      })
+    )
+  )
+}
+
+/** The admin routes, guarded by `token`. */
+export const adminApiLayer = (token: Redacted.Redacted<string>) =>
+  Layer.mergeAll(HttpApiBuilder.layer(AdminApi), openApiRoute(token)).pipe(
+    Layer.provide(
+      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive).pipe(
+        Layer.provide([adminAuthLayer(token), AdminErrorsLive])
+      )
+    )
+  )
+
+/**
+ * The admin API when GATEWAY_ADMIN_TOKEN is set; otherwise nothing is registered and the
+ * gateway's catch-all answers `/admin/...` with its 404.
+ */
+export const AdminRoutesLive = Layer.unwrap(
+  Effect.map(AppConfig, (app) => (app.adminToken === undefined ? Layer.empty : adminApiLayer(app.adminToken)))
+)
