@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { Accounts } from "../src/Services/Accounts.ts"
 import { ApiKeys } from "../src/Services/ApiKeys.ts"
@@ -67,6 +67,7 @@ describe("the gateway process", () => {
     )
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: storage.dataDir, GATEWAY_CONFIG: configFile, LOG_LEVEL: "info" }
     if (storage.databaseUrl === undefined) delete env["DATABASE_URL"]
+    else env["DATABASE_URL"] = Redacted.value(storage.databaseUrl)
     gateway = spawn(process.execPath, ["src/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
     gateway.stdout!.on("data", (d: Buffer) => (output += d.toString()))
     gateway.stderr!.on("data", (d: Buffer) => (output += d.toString()))
@@ -103,7 +104,8 @@ describe("the gateway process", () => {
       body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] })
     })
     const exited = new Promise<number | null>((resolve) => gateway.once("exit", (code) => resolve(code)))
-    while (upstream.requests.length === 0) await new Promise((r) => setTimeout(r, 20))
+    for (let i = 0; i < 500 && upstream.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(upstream.requests).toHaveLength(1)
     gateway.kill("SIGTERM")
     const res = await slow
     expect(res.status).toBe(200)

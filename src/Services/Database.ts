@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { chmodSync, existsSync, mkdirSync, unlinkSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
 import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
@@ -47,6 +47,51 @@ const pgOverSocket = (path: string) =>
     maxConnections: 4
   })
 
+const lockPath = (dataDir: string) => NodePath.join(NodePath.resolve(dataDir), "pg.lock")
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** The process holding the data directory, if one is alive (a stale lock is removed). */
+const lockHolder = (dataDir: string): number | undefined => {
+  try {
+    const pid = Number(readFileSync(lockPath(dataDir), "utf8"))
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) return pid
+    unlinkSync(lockPath(dataDir))
+  } catch {
+    // no lock file
+  }
+  return undefined
+}
+
+/**
+ * Only one process may open an on-disk PGlite: the data directory is locked by pid from before
+ * PGlite opens until after it closed, so a CLI started while the gateway boots waits for the
+ * gateway's socket instead of opening the same files.
+ */
+const acquireDataDirLock = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const holder = lockHolder(dataDir)
+      if (holder !== undefined) {
+        return yield* new DatabaseStartError({
+          message: `another process (pid ${holder}) is using ${NodePath.resolve(dataDir)}; embedded storage serves one process, set DATABASE_URL to run several`
+        })
+      }
+      yield* Effect.try({
+        try: () => writeFileSync(lockPath(dataDir), String(process.pid), { flag: "wx", mode: 0o600 }),
+        catch: () => new DatabaseStartError({ message: `${NodePath.resolve(dataDir)} is being opened by another process` })
+      })
+    }),
+    () => Effect.sync(() => rmSync(lockPath(dataDir), { force: true }))
+  )
+
 /** Starts PGlite on DATA_DIR and serves it on the socket for as long as the layer lives. */
 const startEmbedded = (dataDir: string, socketPath: string) =>
   Effect.gen(function* () {
@@ -55,6 +100,7 @@ const startEmbedded = (dataDir: string, socketPath: string) =>
       try: () => mkdirSync(pgDir, { recursive: true, mode: 0o700 }),
       catch: (cause) => new DatabaseStartError({ message: `cannot create ${pgDir}: ${String(cause)}` })
     })
+    yield* acquireDataDirLock(dataDir)
     if (existsSync(socketPath)) {
       if (yield* canConnect(socketPath)) {
         return yield* new DatabaseStartError({
@@ -115,6 +161,11 @@ export const DatabaseForCli: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient
       return migrated(PgClient.layer({ url: app.databaseUrl, maxConnections: 2 }))
     }
     const socketPath = embeddedSocketPath(app.dataDir)
+    // A gateway that is still starting holds the lock before its socket exists: wait for the socket.
+    for (let waited = 0; lockHolder(app.dataDir) !== undefined && waited < 60_000; waited += 200) {
+      if (existsSync(socketPath) && (yield* canConnect(socketPath))) break
+      yield* Effect.sleep(200)
+    }
     if (existsSync(socketPath) && (yield* canConnect(socketPath))) return migrated(pgOverSocket(socketPath))
     return migrated(Layer.unwrap(Effect.as(startEmbedded(app.dataDir, socketPath), pgOverSocket(socketPath))))
   })
