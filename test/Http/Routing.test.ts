@@ -31,11 +31,13 @@ describe("routing over HTTP: fallback, commit point, headers and usage", () => {
         routing: { attempts_per_model: 1, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 100 },
         providers: [
           { id: "primary", kind: "openai", base_url: `${primary.url}/v1`, api_key: "k1" },
-          { id: "secondary", kind: "openai-compatible", profile: "vllm", base_url: `${secondary.url}/v1`, api_key: "k2" }
+          { id: "secondary", kind: "openai-compatible", profile: "vllm", base_url: `${secondary.url}/v1`, api_key: "k2" },
+          { id: "impatient", kind: "openai", base_url: `${primary.url}/v1`, api_key: "k3", timeouts: { first_byte_ms: 400, idle_ms: 300 } }
         ],
         models: [
           { id: "main", kind: "chat", deployments: [{ provider: "primary", model: "p-model" }], fallbacks: ["backup"] },
-          { id: "backup", kind: "chat", deployments: [{ provider: "secondary", model: "s-model" }] }
+          { id: "backup", kind: "chat", deployments: [{ provider: "secondary", model: "s-model" }] },
+          { id: "timed", kind: "chat", deployments: [{ provider: "impatient", model: "t-model" }] }
         ]
       }
     })
@@ -119,6 +121,24 @@ describe("routing over HTTP: fallback, commit point, headers and usage", () => {
     expect(res.status).toBe(429)
     expect(((await res.json()) as any).error.type).toBe("rate_limit_error")
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+  })
+
+  it("first-byte timeout on the body: a silent upstream is an upstream timeout, not a hang", async () => {
+    primary.always({ kind: "hang" })
+    const started = Date.now()
+    const res = await post({ model: "timed", messages: [{ role: "user", content: "hi" }], stream: true })
+    expect(res.status).toBe(504)
+    expect(((await res.json()) as any).error.type).toBe("upstream_error")
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it("idle timeout after the first content ends the stream with the error frame", async () => {
+    primary.reply({ kind: "sse", frames: openAiTextFrames(["first"]).slice(0, 2), hangAfter: true })
+    const res = await post({ model: "timed", messages: [{ role: "user", content: "hi" }], stream: true })
+    const sse = parseSse(await res.text())
+    expect(sse.chunks.map((c) => (c.choices as Array<any> | undefined)?.[0]?.delta.content ?? "").join("")).toBe("first")
+    expect(sse.chunks.at(-1)).toEqual({ error: { message: expect.stringContaining("silent"), type: "stream_error" } })
+    expect(sse.done).toBe(true)
   })
 
   it("a failed stream before any byte is still a proper HTTP error", async () => {
