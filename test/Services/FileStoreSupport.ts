@@ -14,7 +14,9 @@ export class StoreInspector extends Context.Service<
   }
 >()("test/StoreInspector") {}
 
-export const fixturesDir = "/work/shared/fixtures"
+import { fixturesDir } from "../support/Shared.ts"
+
+export { fixturesDir }
 
 const Manifest = Schema.Struct({
   files: Schema.Array(

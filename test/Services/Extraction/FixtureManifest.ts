@@ -3,7 +3,9 @@ import * as NodePath from "node:path"
 import { Schema } from "effect"
 
 /** The shared fixture corpus, decoded from its manifest (only the fields the extractor tests use). */
-export const fixturesDir = "/work/shared/fixtures"
+import { fixturesDir } from "../../support/Shared.ts"
+
+export { fixturesDir }
 
 const Tokens = Schema.Array(Schema.String)
 const PageTokens = Schema.Record(Schema.String, Tokens)
