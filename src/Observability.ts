@@ -1,6 +1,4 @@
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Effect, Layer, Logger, type LogLevel, References } from "effect"
 import { AppConfig } from "./Services/AppConfig.ts"
 
@@ -27,19 +25,31 @@ export const LoggingLive = Layer.unwrap(
 
 /**
  * Traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the signal path `/v1/traces`
- * is appended, as the OpenTelemetry convention has it); otherwise no tracer is installed and
- * spans cost nothing. Tests pass their own span processor.
+ * is appended, as the OpenTelemetry convention has it); otherwise tracing is switched off, so
+ * the spans Effect would keep for nobody (one per request and per traced call) are not made.
+ * The OpenTelemetry SDK (tens of MB once loaded) is only imported when it is used.
+ * Tests pass their own span processor.
  */
 export const tracingLayer = (processor: SpanProcessor) =>
-  NodeSdk.layer(() => ({
-    resource: { serviceName: process.env["OTEL_SERVICE_NAME"] ?? "model-gateway", serviceVersion: "0.1.0" },
-    spanProcessor: processor
-  }))
+  Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("@effect/opentelemetry/NodeSdk")),
+      (NodeSdk) =>
+        NodeSdk.layer(() => ({
+          resource: { serviceName: process.env["OTEL_SERVICE_NAME"] ?? "model-gateway", serviceVersion: "0.1.0" },
+          spanProcessor: processor
+        }))
+    )
+  )
 
 export const TracingLive = Layer.unwrap(
-  Effect.map(AppConfig, (app) => {
-    if (app.otlpEndpoint === undefined || app.otlpEndpoint === "") return Layer.empty
+  Effect.gen(function* () {
+    const app = yield* AppConfig
+    if (app.otlpEndpoint === undefined || app.otlpEndpoint === "") return Layer.succeed(References.TracerEnabled, false)
     const url = `${app.otlpEndpoint.replace(/\/+$/, "")}/v1/traces`
+    const [{ OTLPTraceExporter }, { BatchSpanProcessor }] = yield* Effect.promise(() =>
+      Promise.all([import("@opentelemetry/exporter-trace-otlp-http"), import("@opentelemetry/sdk-trace-base")])
+    )
     return tracingLayer(new BatchSpanProcessor(new OTLPTraceExporter({ url })))
   })
 )

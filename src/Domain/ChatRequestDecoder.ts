@@ -18,6 +18,7 @@ import {
 import { type ChatRequest, ChatRequestShell } from "./ChatRequest.ts"
 import type { JsonObject } from "./ChatTool.ts"
 import { GatewayError } from "./GatewayError.ts"
+import { decodePlainChatRequest } from "./PlainChatRequest.ts"
 import { formatIssuePath, schemaErrorToGateway } from "./SchemaErrors.ts"
 
 type Path = ReadonlyArray<PropertyKey>
@@ -122,7 +123,13 @@ const knownFields: ReadonlySet<string> = new Set(Object.keys(ChatRequestShell.fi
 const invalid = (param: string, message: string) => Effect.fail(GatewayError.invalid(message, param))
 
 /** Decodes and validates a chat request body (spec 4.1), naming the field of every violation. */
-export const decodeChatRequest = (body: Record<string, unknown>): Effect.Effect<ChatRequest, GatewayError> =>
+export const decodeChatRequest = (body: Record<string, unknown>): Effect.Effect<ChatRequest, GatewayError> => {
+  const plain = decodePlainChatRequest(body)
+  return plain === undefined ? decodeChatRequestBySchema(body) : Effect.succeed(plain)
+}
+
+/** The schema path: every shape the API allows, and the error for every one it does not. */
+export const decodeChatRequestBySchema = (body: Record<string, unknown>): Effect.Effect<ChatRequest, GatewayError> =>
   Effect.gen(function* () {
     const s = yield* shell(body, [])
     const messages = yield* Effect.forEach(s.messages, decodeMessage)

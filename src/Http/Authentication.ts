@@ -9,31 +9,37 @@ export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principa
 
 const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
+const missingKey = () =>
+  GatewayError.unauthenticated(
+    "You didn't provide an API key. Send it in the Authorization header as 'Bearer YOUR_KEY'.",
+    "missing_api_key"
+  )
+const malformedHeader = () =>
+  GatewayError.unauthenticated("Malformed Authorization header; expected 'Bearer YOUR_KEY'.", "invalid_authorization_header")
+
 /**
  * Resolves the bearer key, checks the route's scope and runs `handler` as that principal.
  * The key itself is never logged or put on a span; only ids are.
  */
-export const authenticated = <A, E, R>(scope: ApiScope, handler: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
+export const authenticated = <A, E, R>(
+  scope: ApiScope,
+  handler: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | GatewayError, Exclude<R, CurrentPrincipal> | HttpServerRequest.HttpServerRequest | ApiKeys> =>
+  Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
     const header = request.headers["authorization"]
-    if (header === undefined || header.trim() === "") {
-      return yield* GatewayError.unauthenticated(
-        "You didn't provide an API key. Send it in the Authorization header as 'Bearer YOUR_KEY'.",
-        "missing_api_key"
-      )
-    }
+    if (header === undefined || header.trim() === "") return Effect.fail(missingKey())
     const secret = bearer.exec(header)?.[1]
-    if (secret === undefined) {
-      return yield* GatewayError.unauthenticated(
-        "Malformed Authorization header; expected 'Bearer YOUR_KEY'.",
-        "invalid_authorization_header"
+    if (secret === undefined) return Effect.fail(malformedHeader())
+    return Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+      Effect.flatMap(keys.verify(secret), (principal) =>
+        Effect.andThen(
+          Effect.annotateCurrentSpan({ "gateway.project_id": principal.projectId, "gateway.key_id": principal.keyId }),
+          principal.scopes.has(scope)
+            ? Effect.provideService(handler, CurrentPrincipal, principal)
+            : Effect.fail<E | GatewayError>(
+              GatewayError.forbidden(`This API key does not have the '${scope}' scope required by this endpoint.`, "missing_scope")
+            )
+        )
       )
-    }
-    const principal = yield* (yield* ApiKeys).verify(secret)
-    yield* Effect.annotateCurrentSpan({ "gateway.project_id": principal.projectId, "gateway.key_id": principal.keyId })
-    if (!principal.scopes.has(scope)) {
-      return yield* GatewayError.forbidden(`This API key does not have the '${scope}' scope required by this endpoint.`, "missing_scope")
-    }
-    return yield* Effect.provideService(handler, CurrentPrincipal, principal)
+    )
   }).pipe(Effect.annotateLogs("scope", scope))

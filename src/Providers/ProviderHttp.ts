@@ -1,12 +1,12 @@
-import { NodeHttpClient } from "@effect/platform-node"
-import * as Undici from "@effect/platform-node/Undici"
-import { Effect, Stream } from "effect"
+import { type Array as Arr, Cause, Channel, Effect, Exit, type Pull, Scope, Stream, type Tracer } from "effect"
 import { Sse } from "effect/encoding"
-import { type HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import type { ProviderConfig, ProviderTimeouts } from "../Domain/GatewayConfig.ts"
+import { HttpTraceContext } from "effect/http"
+import { Agent } from "undici"
+import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
-import { withStreamTimeouts } from "../Streams/StreamTimeouts.ts"
-import { badResponse, connectFailure, timeoutFailure } from "./ProviderErrors.ts"
+import { optionalSpans } from "../Observability/OptionalSpans.ts"
+import { badResponse } from "./ProviderErrors.ts"
+import { UpstreamExchange } from "./UpstreamExchange.ts"
 
 export interface UpstreamResponse {
   readonly status: number
@@ -33,19 +33,58 @@ export interface ProviderHttp {
   ) => Effect.Effect<UpstreamResponse & { readonly body: Stream.Stream<Uint8Array, GatewayError> }, GatewayError>
 }
 
-const causeText = (cause: unknown): string => {
-  const inner = typeof cause === "object" && cause !== null && "cause" in cause ? (cause as { cause: unknown }).cause : cause
-  if (inner instanceof Error) return (inner as NodeJS.ErrnoException).code ?? inner.message
-  return String(inner)
+const decoder = new TextDecoder()
+
+/** How long the unread end of a finished stream may take to arrive before its socket is closed. */
+const drainMs = 1000
+
+const headerOf = (exchange: UpstreamExchange) => (name: string): string | undefined => {
+  const value = exchange.headers[name.toLowerCase()]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+/** Origin and path of each URL the adapters use; they use a handful, so parse each once. */
+const targets = new Map<string, { readonly origin: string; readonly path: string; readonly url: URL }>()
+const targetOf = (url: string) => {
+  let target = targets.get(url)
+  if (target === undefined) {
+    const parsed = new URL(url)
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, url: parsed }
+    if (targets.size >= 1000) targets.clear()
+    targets.set(url, target)
+  }
+  return target
+}
+
+/** The body of a streamed answer: every chunk buffered since the last read, as one element array. */
+const bodyStream = (exchange: UpstreamExchange): Stream.Stream<Uint8Array, GatewayError> => {
+  const wait = Effect.callback<void>((resume) => {
+    exchange.onChange = () => resume(Effect.void)
+    return Effect.sync(() => {
+      exchange.onChange = undefined
+    })
+  })
+  const pull: Effect.Effect<readonly [Uint8Array, ...Array<Uint8Array>], GatewayError | Cause.Done> = Effect.suspend(() => {
+    if (exchange.chunks.length > 0) return Effect.succeed(exchange.take() as [Buffer, ...Array<Buffer>])
+    if (exchange.failure !== undefined) return Effect.fail(exchange.failure)
+    if (exchange.ended) return Cause.done()
+    return Effect.flatMap(wait, () => pull)
+  })
+  // A reader that stops early because it failed or was interrupted (the client went away)
+  // takes the upstream request with it; one that stopped because it had everything (the SSE
+  // terminator came just before the body's end) lets the rest drain so the connection is kept.
+  const close = (exit: Exit.Exit<unknown, unknown>) =>
+    Effect.sync(() => (Exit.isSuccess(exit) ? exchange.release(drainMs) : exchange.abort()))
+  return Stream.fromChannel(Channel.fromTransform((_, scope) => Effect.as(Scope.addFinalizerExit(scope, close), pull)))
 }
 
 export const makeProviderHttp = (provider: ProviderConfig) =>
   Effect.gen(function* () {
-    const timeouts: ProviderTimeouts = provider.timeouts
+    const timeouts = provider.timeouts
     const dispatcher = yield* Effect.acquireRelease(
       Effect.sync(
         () =>
-          new Undici.Agent({
+          new Agent({
             connect: { timeout: timeouts.connect_ms },
             keepAliveTimeout: 30_000,
             keepAliveMaxTimeout: 600_000
@@ -53,80 +92,114 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
       ),
       (agent) => Effect.promise(() => agent.destroy())
     )
-    const client: HttpClient.HttpClient = yield* NodeHttpClient.makeUndici.pipe(
-      Effect.provideService(NodeHttpClient.Dispatcher, dispatcher)
-    )
+    const spans = yield* optionalSpans
     const id = provider.id
 
-    const send = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
-      client
-        .execute(HttpClientRequest.post(url).pipe(HttpClientRequest.setHeaders(headers), HttpClientRequest.bodyText(body, "application/json")))
-        .pipe(
-          Effect.timeoutOrElse({
-            duration: timeouts.first_byte_ms,
-            orElse: () => Effect.fail(timeoutFailure(id, `no response within ${timeouts.first_byte_ms} ms`))
-          }),
-          Effect.catchTag("HttpClientError", (error) => Effect.fail(connectFailure(id, causeText(error.reason))))
+    /** Starts a streamed exchange and waits for its headers (or failure); interruption aborts it. */
+    const start = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
+      Effect.callback<UpstreamExchange, GatewayError>((resume) => {
+        const target = targetOf(url)
+        const exchange = new UpstreamExchange(id, timeouts, true)
+        const all: Record<string, string> = { "content-type": "application/json", ...headers }
+        exchange.onHead = () => resume(exchange.failure === undefined ? Effect.succeed(exchange) : Effect.fail(exchange.failure))
+        dispatcher.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: all, body }, exchange)
+        return Effect.sync(() => exchange.abort())
+      })
+
+    // With a tracer installed: a CLIENT span per call, propagated to the provider (W3C and B3).
+    const traced = <A>(
+      url: string,
+      headers: Readonly<Record<string, string>>,
+      call: (headers: Readonly<Record<string, string>>) => Effect.Effect<A & { status: number }, GatewayError>
+    ): Effect.Effect<A & { status: number }, GatewayError> => {
+      if (!spans.enabled) return call(headers)
+      const target = targetOf(url).url
+      return Effect.useSpan("POST", { kind: "client" }, (span: Tracer.Span) => {
+        span.attribute("http.request.method", "POST")
+        span.attribute("url.full", `${target.origin}${target.pathname}`)
+        span.attribute("server.address", target.hostname)
+        span.attribute("server.port", Number(target.port || (target.protocol === "https:" ? 443 : 80)))
+        return call({ ...headers, ...HttpTraceContext.toHeaders(span) }).pipe(
+          Effect.tap((response) => Effect.sync(() => span.attribute("http.response.status_code", response.status))),
+          Effect.withParentSpan(span, { captureStackTrace: false })
         )
+      })
+    }
 
-    const view = (response: HttpClientResponse.HttpClientResponse): UpstreamResponse => ({
-      status: response.status,
-      header: (name) => response.headers[name]
-    })
+    // One wait for the whole answer: headers and body usually come in the same read.
+    const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
+      Effect.callback<UpstreamResponse & { readonly text: string }, GatewayError>((resume) => {
+        const target = targetOf(url)
+        const exchange = new UpstreamExchange(id, timeouts, false)
+        const settle = () => {
+          if (exchange.failure !== undefined) return resume(Effect.fail(exchange.failure))
+          if (!exchange.ended) {
+            exchange.onChange = settle
+            return
+          }
+          const chunks = exchange.take()
+          const text = chunks.length === 0 ? "" : decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
+          resume(Effect.succeed({ status: exchange.status, header: headerOf(exchange), text }))
+        }
+        exchange.onHead = settle
+        dispatcher.dispatch(
+          { origin: target.origin, path: target.path, method: "POST", headers: { "content-type": "application/json", ...headers }, body },
+          exchange
+        )
+        return Effect.sync(() => exchange.abort())
+      })
 
-    const postJson = Effect.fn("ProviderHttp.postJson")(function* (
-      url: string,
-      headers: Readonly<Record<string, string>>,
-      body: string
-    ) {
-      const response = yield* send(url, headers, body)
-      const text = yield* response.text.pipe(
-        Effect.catchTag("HttpClientError", (error) => Effect.fail(connectFailure(id, causeText(error.reason))))
-      )
-      return { ...view(response), text }
-    }, Effect.timeoutOrElse({
-      duration: timeouts.total_ms,
-      orElse: () => Effect.fail(timeoutFailure(id, `the call took longer than ${timeouts.total_ms} ms`))
-    }))
+    const postJson = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
+      traced(url, headers, (all) => exchangeJson(url, all, body)).pipe(spans.span("ProviderHttp.postJson"))
 
-    const postStream = Effect.fn("ProviderHttp.postStream")(function* (
-      url: string,
-      headers: Readonly<Record<string, string>>,
-      body: string
-    ) {
-      const started = Date.now()
-      const response = yield* send(url, headers, body)
-      const bytes = response.stream.pipe(
-        Stream.catchTag("HttpClientError", (error) => Stream.fail(connectFailure(id, causeText(error.reason))))
-      )
-      const bounded = withStreamTimeouts(bytes, {
-        firstMs: Math.max(1, timeouts.first_byte_ms - (Date.now() - started)),
-        idleMs: timeouts.idle_ms,
-        onFirst: () => timeoutFailure(id, `no data within ${timeouts.first_byte_ms} ms`),
-        onIdle: () => timeoutFailure(id, `the stream was silent for ${timeouts.idle_ms} ms`)
-      }).pipe(
-        Stream.timeoutOrElse({
-          duration: timeouts.total_ms,
-          orElse: () => Stream.fail(timeoutFailure(id, `the stream took longer than ${timeouts.total_ms} ms`))
-        })
-      )
-      return { ...view(response), body: bounded }
-    })
+    const postStream = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
+      traced(url, headers, (all) =>
+        Effect.map(start(url, all, body), (exchange) => ({
+          status: exchange.status,
+          header: headerOf(exchange),
+          body: bodyStream(exchange)
+        }))
+      ).pipe(spans.span("ProviderHttp.postStream"))
 
     return { provider, postJson, postStream } satisfies ProviderHttp
   })
 
-/** SSE `data` payloads of a byte stream; CRLF, CR and LF framing and any read split are handled. */
+/**
+ * SSE events of a byte stream; CRLF, CR and LF framing, a leading BOM and any read split are
+ * handled (Effect's own SSE parser, fed directly: one step per network read for decoding and
+ * parsing together). An SSE `retry:` directive or an oversized event ends the stream like a
+ * broken body.
+ */
 export const sseEvents = (
   provider: string,
   bytes: Stream.Stream<Uint8Array, GatewayError>
 ): Stream.Stream<Sse.Event, GatewayError> =>
-  bytes.pipe(
-    Stream.decodeText(),
-    Stream.pipeThroughChannel(Sse.decode()),
-    // An SSE `retry:` directive or an oversized event ends the stream like a broken body.
-    Stream.mapError((error) => (isGatewayError(error) ? error : badResponse(provider, "malformed event stream")))
-  )
-
-const isGatewayError = (error: unknown): error is GatewayError =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "GatewayError"
+  Stream.transformPull(bytes, (pull) =>
+    Effect.sync(() => {
+      const text = new TextDecoder()
+      let parsed: Array<Sse.Event> = []
+      let broken = false
+      const parser = Sse.makeParser((event) => {
+        if (event._tag === "Retry") broken = true
+        else parsed.push(event)
+      })
+      const next: Pull.Pull<Arr.NonEmptyReadonlyArray<Sse.Event>, GatewayError> = Effect.suspend(() => {
+        if (parsed.length > 0) {
+          const out = parsed as unknown as Arr.NonEmptyReadonlyArray<Sse.Event>
+          parsed = []
+          return Effect.succeed(out)
+        }
+        if (broken) return Effect.fail(badResponse(provider, "malformed event stream"))
+        return Effect.flatMap(pull, (chunks) => {
+          for (const chunk of chunks) {
+            if (parser.feed(text.decode(chunk, { stream: true })) !== undefined) {
+              parsed = []
+              broken = true
+              break
+            }
+          }
+          return next
+        })
+      })
+      return next
+    }))

@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto"
+import { createHash, hash } from "node:crypto"
 import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ApiKeyView, type ApiScope, allScopes, type Principal } from "../Domain/ApiKey.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
+import { optionalSpans } from "../Observability/OptionalSpans.ts"
 import { Accounts } from "./Accounts.ts"
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
 
@@ -72,6 +73,7 @@ export class ApiKeys extends Context.Service<
       const sql = yield* SqlClient.SqlClient
       const accounts = yield* Accounts
       const ttlMs = (yield* GatewayConfigFile).config.auth.cache_ttl_seconds * 1000
+      const spans = yield* optionalSpans
       // Bounded so a flood of random keys cannot grow memory without limit.
       const cache = new Map<string, { readonly verdict: Verdict; readonly until: number }>()
       const maxEntries = 50_000
@@ -99,33 +101,35 @@ export class ApiKeys extends Context.Service<
           })
         )
 
-      const verify = Effect.fn("ApiKeys.verify")(function* (secret: string) {
-        const now = yield* Clock.currentTimeMillis
-        const digest = hashSecret(secret)
-        const cacheKey = digest.toString("base64")
+      const judge = (verdict: Verdict, now: number): Effect.Effect<Principal, GatewayError> => {
+        switch (verdict._tag) {
+          case "Unknown":
+            return Effect.fail(GatewayError.unauthenticated("Incorrect API key provided.", "invalid_api_key"))
+          case "Revoked":
+            return Effect.fail(GatewayError.unauthenticated("This API key has been revoked.", "api_key_revoked"))
+          case "Valid":
+            if (verdict.principal.expiresAt !== null && verdict.principal.expiresAt <= now) {
+              return Effect.fail(GatewayError.unauthenticated("This API key has expired.", "api_key_expired"))
+            }
+            return Effect.succeed(verdict.principal)
+        }
+      }
+
+      // Every request passes here: a cache hit is one hash and one map lookup, no database.
+      const verifyAt = (secret: string, now: number): Effect.Effect<Principal, GatewayError> => {
+        const cacheKey = hash("sha256", secret, "base64")
         const cached = cache.get(cacheKey)
-        let verdict: Verdict
-        if (cached !== undefined && cached.until > now) {
-          verdict = cached.verdict
-        } else {
-          verdict = yield* lookup(digest)
+        if (cached !== undefined && cached.until > now) return judge(cached.verdict, now)
+        return Effect.flatMap(lookup(Buffer.from(cacheKey, "base64")), (verdict) => {
           if (ttlMs > 0) {
             if (cache.size >= maxEntries) cache.clear()
             cache.set(cacheKey, { verdict, until: now + ttlMs })
           }
-        }
-        switch (verdict._tag) {
-          case "Unknown":
-            return yield* GatewayError.unauthenticated("Incorrect API key provided.", "invalid_api_key")
-          case "Revoked":
-            return yield* GatewayError.unauthenticated("This API key has been revoked.", "api_key_revoked")
-          case "Valid":
-            if (verdict.principal.expiresAt !== null && verdict.principal.expiresAt <= now) {
-              return yield* GatewayError.unauthenticated("This API key has expired.", "api_key_expired")
-            }
-            return verdict.principal
-        }
-      })
+          return judge(verdict, now)
+        })
+      }
+      const verify = (secret: string) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(secret, now)).pipe(spans.span("ApiKeys.verify"))
 
       const create = Effect.fn("ApiKeys.create")(function* (input: CreateKeyInput) {
         yield* accounts.getProject(input.projectId)

@@ -5,6 +5,7 @@ import type { ChatRequest } from "../Domain/ChatRequest.ts"
 import type { ModelConfig } from "../Domain/GatewayConfig.ts"
 import { GatewayError, UpstreamFailure } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
+import { optionalSpans } from "../Observability/OptionalSpans.ts"
 import { normalisedChunks } from "../Streams/ChatEventStream.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { withStreamTimeouts } from "../Streams/StreamTimeouts.ts"
@@ -50,11 +51,15 @@ export class ChatCompletions extends Context.Service<
       const maxInlineFileBytes = config.files.max_inline_mb * 1024 * 1024
       const deadlineMs = config.routing.deadline_ms
 
-      const run = Effect.fn("ChatCompletions.run")(function* (input: ChatRequest, meter: RequestMeter, projectId: string) {
+      const spans = yield* optionalSpans
+      const run = Effect.fnUntraced(function* (input: ChatRequest, meter: RequestMeter, projectId: string) {
         const model = (yield* catalog.require(input.model, "chat")).config
         const violation = checkCapabilities(input, model, { maxInlineFileBytes })
         if (violation !== undefined) return yield* violation
-        const request = yield* documents.resolve(input, deliveryNeeds(model, projectId))
+        // Plain-text conversations, the common case, have no document to resolve.
+        const request = input.messages.some((m) => m.role === "user" && typeof m.content !== "string")
+          ? yield* documents.resolve(input, deliveryNeeds(model, projectId))
+          : input
         const id = Ids.responseId()
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         if (!request.stream) {
@@ -88,7 +93,7 @@ export class ChatCompletions extends Context.Service<
             })
         })
         return { _tag: "Stream", chunks: bounded } satisfies ChatResult
-      })
+      }, spans.span("ChatCompletions.run"))
 
       return ChatCompletions.of({ run })
     })

@@ -92,6 +92,13 @@ const acquireDataDirLock = (dataDir: string) =>
     () => Effect.sync(() => rmSync(lockPath(dataDir), { force: true }))
   )
 
+/**
+ * Postgres in WebAssembly keeps its buffer pool inside the gateway's own memory, where the
+ * default 128 MB is most of the process. The embedded store is small (keys, accounts, the
+ * usage log, which is only appended to), so a 16 MB pool serves it.
+ */
+const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
+
 /** Starts PGlite on DATA_DIR and serves it on the socket for as long as the layer lives. */
 const startEmbedded = (dataDir: string, socketPath: string) =>
   Effect.gen(function* () {
@@ -111,7 +118,7 @@ const startEmbedded = (dataDir: string, socketPath: string) =>
     }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create({ dataDir: pgDir }),
+        try: () => PGlite.create({ dataDir: pgDir, startParams: embeddedStartParams }),
         catch: (cause) => new DatabaseStartError({ message: `cannot open embedded database in ${pgDir}: ${String(cause)}` })
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

@@ -4,6 +4,30 @@ import { usageEndpoints, type UsageEvent, type UsageReport, type UsageTotals } f
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
 import { ensureMonthlyPartitions, pruneMonthlyPartitions } from "./UsagePartitions.ts"
 
+const eventColumns = [
+  "occurred_at",
+  "project_seq",
+  "key_seq",
+  "endpoint",
+  "requested_model",
+  "used_model",
+  "provider",
+  "status",
+  "cancelled",
+  "streamed",
+  "prompt_tokens",
+  "completion_tokens",
+  "cached_tokens",
+  "cache_write_tokens",
+  "units",
+  "latency_ms",
+  "ttft_ms",
+  "attempts",
+  "cost_nano_usd",
+  "request_id",
+  "detail"
+].join(", ")
+
 /** Rows kept in memory while the database is unreachable before the oldest are shed. */
 const maxBuffered = 200_000
 
@@ -73,7 +97,7 @@ export class UsageLedger extends Context.Service<
         const model = yield* labelIds("model", batch.flatMap((e) => [e.requestedModel, e.usedModel].filter((m) => m !== null)))
         const provider = yield* labelIds("provider", batch.flatMap((e) => (e.provider === null ? [] : [e.provider])))
         for (let offset = 0; offset < batch.length; offset += settings.max_batch) {
-          const rows: Array<Record<string, unknown>> = batch.slice(offset, offset + settings.max_batch).map((e) => ({
+          const rows = batch.slice(offset, offset + settings.max_batch).map((e) => ({
             occurred_at: new Date(e.occurredAt),
             project_seq: e.projectSeq,
             key_seq: e.keySeq,
@@ -95,9 +119,16 @@ export class UsageLedger extends Context.Service<
             cost_nano_usd: Math.round(e.costNanoUsd),
             request_id: e.requestId,
             // Only requests that needed more than one attempt carry the detail.
-            detail: e.attempts.length > 1 ? JSON.stringify({ attempts: e.attempts }) : null
+            detail: e.attempts.length > 1 ? { attempts: e.attempts } : null
           }))
-          if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO usage_events ${sql.insert(rows)}`
+          // One JSON parameter per batch instead of one bind parameter per value: the database
+          // unpacks it in a single pass, about half the cost per row of a VALUES list.
+          if (rows.length > 0) {
+            yield* sql.unsafe(
+              `INSERT INTO usage_events (${eventColumns}) SELECT ${eventColumns} FROM json_populate_recordset(NULL::usage_events, $1::json)`,
+              [JSON.stringify(rows)]
+            )
+          }
         }
       })
 

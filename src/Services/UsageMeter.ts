@@ -1,4 +1,4 @@
-import { Clock, Effect, Exit } from "effect"
+import { Clock, Context, Effect, Exit, Scope } from "effect"
 import type { Principal } from "../Domain/ApiKey.ts"
 import { costNanoUsd } from "../Domain/Pricing.ts"
 import type { Usage } from "../Domain/Usage.ts"
@@ -30,39 +30,40 @@ export const openMeter = (input: {
   readonly endpoint: UsageEndpoint
   readonly requestId: string
 }) =>
-  Effect.gen(function* () {
-    const ledger = yield* UsageLedger
-    const catalog = yield* ModelCatalog
-    const startedAt = yield* Clock.currentTimeMillis
+  Effect.flatMap(Effect.context<UsageLedger | ModelCatalog | Scope.Scope>(), (context) => {
+    const ledger = Context.get(context, UsageLedger)
+    const catalog = Context.get(context, ModelCatalog)
+    const clock = Context.get(context, Clock.Clock)
+    const startedAt = clock.currentTimeMillisUnsafe()
     const meter = new RequestMeter()
-    yield* Effect.addFinalizer((exit) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const usage = meter.usage ?? { promptTokens: 0, completionTokens: 0 }
-        const pricing = meter.served === undefined ? undefined : catalog.find(meter.served.model)?.config.pricing
-        yield* ledger.record({
-          occurredAt: startedAt,
-          requestId: input.requestId,
-          projectSeq: input.principal.projectSeq,
-          keySeq: input.principal.keySeq,
-          endpoint: input.endpoint,
-          requestedModel: meter.requestedModel,
-          usedModel: meter.served?.model ?? null,
-          provider: meter.served?.provider ?? null,
-          status: meter.status,
-          cancelled: Exit.isFailure(exit) && Exit.hasInterrupts(exit),
-          streamed: meter.streamed,
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
-          cachedTokens: usage.cachedTokens ?? 0,
-          cacheWriteTokens: usage.cacheWriteTokens ?? 0,
-          units: meter.units,
-          latencyMs: now - startedAt,
-          ttftMs: meter.firstTokenAt === undefined ? null : meter.firstTokenAt - startedAt,
-          attempts: meter.log.attempts,
-          costNanoUsd: pricing === undefined ? 0 : costNanoUsd(pricing, usage, meter.units)
-        })
+    // Straight on the scope: `Effect.addFinalizer` would re-provide the whole service context
+    // to the finalizer, a copy of every service per request.
+    const finalizer = Scope.addFinalizerExit(Context.get(context, Scope.Scope), (exit) => {
+      const now = clock.currentTimeMillisUnsafe()
+      const usage = meter.usage ?? { promptTokens: 0, completionTokens: 0 }
+      const pricing = meter.served === undefined ? undefined : catalog.find(meter.served.model)?.config.pricing
+      return ledger.record({
+        occurredAt: startedAt,
+        requestId: input.requestId,
+        projectSeq: input.principal.projectSeq,
+        keySeq: input.principal.keySeq,
+        endpoint: input.endpoint,
+        requestedModel: meter.requestedModel,
+        usedModel: meter.served?.model ?? null,
+        provider: meter.served?.provider ?? null,
+        status: meter.status,
+        cancelled: Exit.isFailure(exit) && Exit.hasInterrupts(exit),
+        streamed: meter.streamed,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedTokens ?? 0,
+        cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+        units: meter.units,
+        latencyMs: now - startedAt,
+        ttftMs: meter.firstTokenAt === undefined ? null : meter.firstTokenAt - startedAt,
+        attempts: meter.log.attempts,
+        costNanoUsd: pricing === undefined ? 0 : costNanoUsd(pricing, usage, meter.units)
       })
-    )
-    return meter
+    })
+    return Effect.as(finalizer, meter)
   })

@@ -1,4 +1,4 @@
-import { Clock, Effect, Stream } from "effect"
+import { type Array as Arr, Cause, Effect, Pull, Stream } from "effect"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import type { Usage } from "../Domain/Usage.ts"
 import { ChunkNormaliser, type ChunkEnvelope, type ChunkWire } from "./ChunkNormaliser.ts"
@@ -18,42 +18,52 @@ type Input =
  * Routed provider events -> the client's chunk objects in spec 6.3 order. The envelope's
  * `model` follows the route that finally serves (a `Served` marker opens each attempt); no
  * chunk is produced before the first content, so a route that fails before that leaves no trace.
+ * Each pull turns a whole batch of events into chunks, so a chunk costs the normaliser's work
+ * and nothing that grows with the stream.
  */
 export const normalisedChunks = (
   events: Stream.Stream<Input, GatewayError>,
   envelope: ChunkEnvelope,
   includeUsage: boolean,
   observer: StreamObserver
-): Stream.Stream<ChunkWire, GatewayError> => {
-  let current = new ChunkNormaliser(envelope, includeUsage)
-  let started = false
-  return events.pipe(
-    Stream.mapAccum(
-      () => undefined,
-      (_, event) => {
-        if (event._tag === "Served") {
-          // Each attempt starts clean: nothing of a failed attempt reached the client.
-          current = new ChunkNormaliser({ ...envelope, model: event.served.model }, includeUsage)
-          observer.onServed(event.served.model, event.served.provider, event.served.upstreamModel)
-          return [undefined, []] as const
-        }
-        const chunks = current.push(event)
-        if (event._tag === "Usage") observer.onUsage(event.usage)
-        return [undefined, chunks] as const
-      }
-    ),
-    // Only a stream that ended normally is closed with finish (and usage) chunks; a failure
-    // propagates as is, so the caller can fall back or send the error frame.
-    Stream.concat(Stream.suspend(() => Stream.fromIterable(current.end()))),
-    Stream.tap(() =>
-      started
-        ? Effect.void
-        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.sync(() => {
+): Stream.Stream<ChunkWire, GatewayError> =>
+  Stream.transformPull(events, (pull) =>
+    Effect.clockWith((clock) =>
+      Effect.sync(() => {
+        let current = new ChunkNormaliser(envelope, includeUsage)
+        let started = false
+        let closed = false
+        const emit = (chunks: Array<ChunkWire>) => {
+          if (!started) {
             started = true
-            observer.onFirstChunk(now)
+            observer.onFirstChunk(clock.currentTimeMillisUnsafe())
+          }
+          return Effect.succeed(chunks as unknown as Arr.NonEmptyReadonlyArray<ChunkWire>)
+        }
+        const next: Pull.Pull<Arr.NonEmptyReadonlyArray<ChunkWire>, GatewayError> = Effect.suspend(() => {
+          if (closed) return Cause.done()
+          return Effect.flatMap(Pull.catchDone(pull, () => Effect.succeed(undefined)), (batch) => {
+            // Only a stream that ended normally is closed with finish (and usage) chunks; a
+            // failure propagates as is, so the caller can fall back or send the error frame.
+            if (batch === undefined) {
+              closed = true
+              const tail = current.end()
+              return tail.length > 0 ? emit(tail) : Cause.done()
+            }
+            const out: Array<ChunkWire> = []
+            for (const event of batch) {
+              if (event._tag === "Served") {
+                // Each attempt starts clean: nothing of a failed attempt reached the client.
+                current = new ChunkNormaliser({ ...envelope, model: event.served.model }, includeUsage)
+                observer.onServed(event.served.model, event.served.provider, event.served.upstreamModel)
+                continue
+              }
+              for (const chunk of current.push(event)) out.push(chunk)
+              if (event._tag === "Usage") observer.onUsage(event.usage)
+            }
+            return out.length > 0 ? emit(out) : next
           })
-        )
-    )
-  )
-}
+        })
+        return next
+      })
+    ))

@@ -1,25 +1,85 @@
-import { type Array as Arr, type Cause, Effect, Fiber, Option, Stream } from "effect"
+import { type Array as Arr, type Cause, Effect, Exit, Option, Stream } from "effect"
+
+const liveClock = Effect.runSync(Effect.clockWith(Effect.succeed))
+
+type Batch<A> = Arr.NonEmptyReadonlyArray<A>
 
 /**
- * Emits `frame` whenever `stream` stays silent for `intervalMs`, without disturbing the pending
- * read: the same pull keeps running in the background and its result is delivered when it
- * arrives. Used so proxies do not close an SSE connection while a model thinks.
+ * Turns each batch of `stream` into one frame with `encode`, and emits `frame` whenever the
+ * stream stays silent for `intervalMs`, without disturbing the pending read. Used so proxies do
+ * not close an SSE connection while a model thinks.
+ *
+ * One reader fiber per stream pulls the source and hands each result over through a one-slot
+ * mailbox (so it reads at most one batch ahead); the writer waits on the mailbox with a timer
+ * that is cleared as soon as the batch comes. Nothing is allocated per batch beyond the two
+ * hand-overs, and nothing outlives its batch.
  */
-export const withKeepAlive = <A, E>(stream: Stream.Stream<A, E>, intervalMs: number, frame: A): Stream.Stream<A, E> =>
-  Stream.scoped(
-    Stream.fromPull(
-      Effect.gen(function* () {
-        const scope = yield* Effect.scope
-        const pull = yield* Stream.toPull(stream)
-        let pending: Fiber.Fiber<Arr.NonEmptyReadonlyArray<A>, E | Cause.Done<void>> | undefined
-        const keepAlive: Arr.NonEmptyReadonlyArray<A> = [frame]
-        return Effect.gen(function* () {
-          pending ??= yield* Effect.forkIn(pull, scope)
-          const exit = yield* Effect.timeoutOption(Fiber.await(pending), intervalMs)
-          if (Option.isNone(exit)) return keepAlive
-          pending = undefined
-          return yield* exit.value
-        })
+export const withKeepAlive = <A, E, B>(
+  stream: Stream.Stream<A, E>,
+  intervalMs: number,
+  frame: B,
+  encode: (batch: Batch<A>) => B
+): Stream.Stream<B, E> =>
+  Stream.transformPull(stream, (pull, scope) =>
+    Effect.gen(function* () {
+      const keepAlive: Batch<B> = [frame]
+      const live = (yield* Effect.clockWith(Effect.succeed)) === liveClock
+      let slot: Exit.Exit<Batch<A>, E | Cause.Done<void>> | undefined
+      let wakeWriter: (() => void) | undefined
+      let wakeReader: (() => void) | undefined
+
+      const handedOver = Effect.callback<void>((resume) => {
+        wakeReader = () => resume(Effect.void)
       })
-    )
-  )
+      const read: Effect.Effect<void> = Effect.flatMap(Effect.exit(pull), (exit) => {
+        slot = exit
+        const wake = wakeWriter
+        wakeWriter = undefined
+        wake?.()
+        if (!Exit.isSuccess(exit)) return Effect.void
+        // The writer may have taken it already, while being woken.
+        return slot === undefined ? read : Effect.flatMap(handedOver, () => read)
+      })
+      yield* Effect.forkIn(read, scope, { startImmediately: true })
+
+      const take = (): Effect.Effect<Batch<B>, E | Cause.Done<void>> => {
+        const exit = slot!
+        slot = undefined
+        const wake = wakeReader
+        wakeReader = undefined
+        wake?.()
+        return Exit.map(exit, (batch): Batch<B> => [encode(batch)])
+      }
+      // Resolves true when a batch is in the slot, false when `intervalMs` passed first.
+      const arrived: Effect.Effect<boolean> = live
+        ? Effect.callback<boolean>((resume) => {
+          const timer = setTimeout(() => {
+            wakeWriter = undefined
+            resume(Effect.succeed(false))
+          }, intervalMs)
+          wakeWriter = () => {
+            clearTimeout(timer)
+            resume(Effect.succeed(true))
+          }
+          return Effect.sync(() => {
+            clearTimeout(timer)
+            wakeWriter = undefined
+          })
+        })
+        : Effect.map(
+          Effect.timeoutOption(
+            Effect.callback<boolean>((resume) => {
+              wakeWriter = () => resume(Effect.succeed(true))
+              return Effect.sync(() => {
+                wakeWriter = undefined
+              })
+            }),
+            intervalMs
+          ),
+          Option.getOrElse(() => false)
+        )
+      return Effect.suspend(() => {
+        if (slot !== undefined) return take()
+        return Effect.flatMap(arrived, (came) => (came ? take() : Effect.succeed(keepAlive)))
+      })
+    }))

@@ -1,4 +1,5 @@
 import { Effect, Stream } from "effect"
+import { withDeadline } from "../Services/Deadline.ts"
 
 /**
  * Bounds the wait for a stream's first element and, when `idleMs` is given, every later wait.
@@ -13,20 +14,14 @@ export const withStreamTimeouts = <A, E>(
     readonly onIdle?: (() => E) | undefined
   }
 ): Stream.Stream<A, E> =>
-  Stream.scoped(
-    Stream.fromPull(
-      Effect.map(Stream.toPull(stream), (pull) => {
-        let first = true
-        return Effect.suspend(() => {
-          const isFirst = first
-          first = false
-          if (!isFirst && (options.idleMs === undefined || options.onIdle === undefined)) return pull
-          const onTimeout = isFirst ? options.onFirst : options.onIdle!
-          return Effect.timeoutOrElse(pull, {
-            duration: isFirst ? options.firstMs : options.idleMs!,
-            orElse: () => Effect.fail(onTimeout())
-          })
-        })
+  Stream.transformPull(stream, (pull) =>
+    Effect.sync(() => {
+      const { idleMs, onIdle } = options
+      const idle = idleMs === undefined || onIdle === undefined ? pull : withDeadline(pull, idleMs, () => Effect.fail(onIdle()))
+      let first = true
+      return Effect.suspend(() => {
+        if (!first) return idle
+        first = false
+        return withDeadline(pull, options.firstMs, () => Effect.fail(options.onFirst()))
       })
-    )
-  )
+    }))

@@ -206,6 +206,30 @@ describe("ProviderRouter", () => {
     }).pipe(Effect.provide(routerWith({ a: [{ status: 503 }, { status: 503 }] }, calls)))
   })
 
+  it.effect("logs each stream attempt once: the failures, then the route that served", () => {
+    const calls: Array<string> = []
+    const log = new AttemptLog()
+    return Effect.gen(function* () {
+      const router = yield* ProviderRouter
+      const fiber = yield* Effect.forkChild(Stream.runDrain(router.stream(yield* modelOf("main"), request, log)))
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(fiber)
+      expect(log.attempts.map((a) => [a.provider, a.outcome, a.status])).toEqual([["a", "error", 503], ["a", "error", 503], ["b", "ok", undefined]])
+    }).pipe(Effect.provide(routerWith({ a: [{ status: 503 }, { status: 503 }] }, calls)))
+  })
+
+  it.effect("logs the attempt of an interrupted stream as cancelled", () => {
+    const calls: Array<string> = []
+    const log = new AttemptLog()
+    return Effect.gen(function* () {
+      const router = yield* ProviderRouter
+      const fiber = yield* Effect.forkChild(Stream.runDrain(router.stream(yield* modelOf("main"), request, log)))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.interrupt(fiber)
+      expect(log.attempts.map((a) => [a.provider, a.outcome])).toEqual([["a", "cancelled"]])
+    }).pipe(Effect.provide(routerWith({ a: ["hang"] }, calls)))
+  })
+
   it.effect("does not switch routes once a stream has committed", () => {
     const calls: Array<string> = []
     return Effect.gen(function* () {

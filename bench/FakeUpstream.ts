@@ -1,0 +1,155 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+
+/**
+ * A fast, deterministic fake OpenAI for the benchmark. Every body is built once at start-up,
+ * so a request costs the upstream only its HTTP handling. Paths:
+ * - `/v1/chat/completions`: a completion, or with `"stream":true` 20 chunks + usage + [DONE],
+ *   one write per frame with a turn of the event loop between frames (so they travel apart);
+ * - `/v1/embeddings`: one 1,536-dimension embedding;
+ * - `/hold/v1/chat/completions`: a stream that sends three chunks, then holds until
+ *   `POST /control/release` finishes every held stream normally;
+ * - `GET /control/held`: how many streams are being held.
+ * Run as a script it listens on loopback (port 0 unless given) and prints `{"port":N}`.
+ */
+
+const created = 1741570283
+const base = { id: "chatcmpl-bench", object: "chat.completion.chunk", created, model: "gpt-4o-mini-2024-07-18", system_fingerprint: "fp_bench" }
+const frame = (value: unknown) => Buffer.from(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`, "utf8")
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  frame({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })
+
+export const usage = { prompt_tokens: 19, completion_tokens: 18, total_tokens: 37, prompt_tokens_details: { cached_tokens: 0 } }
+
+/** 20 chunk objects: the role, 18 content pieces and the finish; then usage and [DONE]. */
+export const streamFrames: ReadonlyArray<Buffer> = [
+  chunk({ role: "assistant", content: "", refusal: null }),
+  ...Array.from({ length: 18 }, (_, i) => chunk({ content: `word${i} ` })),
+  chunk({}, "stop"),
+  frame({ ...base, choices: [], usage }),
+  frame("[DONE]")
+]
+const heldFrames = 3
+
+const completion = Buffer.from(
+  JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created,
+    model: "gpt-4o-mini-2024-07-18",
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: "Hello there! How can I help you today?", refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: "stop"
+      }
+    ],
+    usage: { ...usage, completion_tokens: 10, total_tokens: 29 },
+    service_tier: "default",
+    system_fingerprint: "fp_bench"
+  }),
+  "utf8"
+)
+
+// Deterministic values with the spread and precision of a real embedding.
+const embedding = Buffer.from(
+  JSON.stringify({
+    object: "list",
+    data: [
+      {
+        object: "embedding",
+        index: 0,
+        embedding: Array.from({ length: 1536 }, (_, i) => Math.round(Math.sin(i * 12.9898) * 0.05 * 1e9) / 1e9)
+      }
+    ],
+    model: "text-embedding-3-small",
+    usage: { prompt_tokens: 5, total_tokens: 5 }
+  }),
+  "utf8"
+)
+
+const jsonHeaders = (body: Buffer) => ({ "content-type": "application/json", "content-length": String(body.length) })
+const sseHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" }
+
+/** Writes frames from `from` to the end, one per turn of the event loop. */
+const writeFrames = (res: ServerResponse, from: number, to: number, end: boolean) => {
+  let i = from
+  const next = () => {
+    if (res.destroyed) return
+    if (i >= to) {
+      if (end) res.end()
+      return
+    }
+    res.write(streamFrames[i++]!)
+    setImmediate(next)
+  }
+  next()
+}
+
+// The request body is only scanned for `"stream":true`, as a fake need not parse it.
+const wantsStream = (body: string) => /"stream"\s*:\s*true/.test(body)
+
+export const startFakeUpstream = (port = 0) => {
+  const held = new Set<ServerResponse>()
+  const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
+    const url = req.url ?? ""
+    if (url === "/v1/chat/completions") {
+      if (!wantsStream(body)) {
+        res.writeHead(200, jsonHeaders(completion)).end(completion)
+        return
+      }
+      res.writeHead(200, sseHeaders)
+      writeFrames(res, 0, streamFrames.length, true)
+      return
+    }
+    if (url === "/v1/embeddings") {
+      res.writeHead(200, jsonHeaders(embedding)).end(embedding)
+      return
+    }
+    if (url === "/hold/v1/chat/completions") {
+      res.writeHead(200, sseHeaders)
+      held.add(res)
+      res.on("close", () => held.delete(res))
+      writeFrames(res, 0, heldFrames, false)
+      return
+    }
+    if (url === "/control/release") {
+      const count = held.size
+      for (const stream of held) writeFrames(stream, heldFrames, streamFrames.length, true)
+      held.clear()
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ released: count }))
+      return
+    }
+    if (url === "/control/held") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ held: held.size }))
+      return
+    }
+    res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found"}}')
+  }
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    let body = ""
+    req.setEncoding("utf8")
+    req.on("data", (piece: string) => {
+      body += piece
+    })
+    req.on("end", () => handle(req, res, body))
+  })
+  server.maxConnections = 100_000
+  return new Promise<{ port: number; close: () => void }>((resolve) =>
+    server.listen(port, "127.0.0.1", () =>
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () => {
+          server.closeAllConnections()
+          server.close()
+        }
+      })
+    )
+  )
+}
+
+if (import.meta.main) {
+  const { port } = await startFakeUpstream(Number(process.argv[2] ?? 0))
+  process.stdout.write(`${JSON.stringify({ port })}\n`)
+}

@@ -1,0 +1,105 @@
+import autocannon, { type Client } from "autocannon"
+
+export interface LoadOptions {
+  readonly url: string
+  readonly body: string
+  readonly headers: Record<string, string>
+  readonly connections: number
+  readonly durationS: number
+  /** Record the time to the first body byte of every response (streams). */
+  readonly ttfb: boolean
+  readonly verify: (body: string) => boolean
+  /** Keep per-request latencies (off for the soak, where they would pile up). */
+  readonly latencies?: boolean
+}
+
+export interface LoadResult {
+  readonly completed: number
+  readonly errors: number
+  readonly seconds: number
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly ttfbP50: number | undefined
+  readonly ttfbP99: number | undefined
+}
+
+/** Growable store of float samples (ms). */
+class Samples {
+  private data = new Float64Array(1 << 16)
+  length = 0
+  push(value: number) {
+    if (this.length === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2)
+      bigger.set(this.data)
+      this.data = bigger
+    }
+    this.data[this.length++] = value
+  }
+  percentile(p: number): number {
+    if (this.length === 0) return Number.NaN
+    const sorted = this.data.slice(0, this.length).sort()
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+  }
+}
+
+/**
+ * One autocannon run. Latencies are kept at sub-millisecond precision (autocannon's own
+ * histogram rounds to whole milliseconds), and for streams the first body byte of every
+ * response is timed from the moment its request was written.
+ */
+export const runLoad = (options: LoadOptions): Promise<LoadResult> =>
+  new Promise((resolve, reject) => {
+    const latencies = new Samples()
+    const ttfbs = new Samples()
+    let completed = 0
+    const keep = options.latencies !== false
+    const setupClient = (client: Client) => {
+      if (!options.ttfb || !keep) return
+      let sentAt = 0n
+      let waiting = false
+      client.on("request", () => {
+        sentAt = process.hrtime.bigint()
+        waiting = true
+      })
+      client.on("body", () => {
+        if (!waiting) return
+        waiting = false
+        ttfbs.push(Number(process.hrtime.bigint() - sentAt) / 1e6)
+      })
+    }
+    const started = performance.now()
+    const instance = autocannon(
+      {
+        url: options.url,
+        method: "POST",
+        body: options.body,
+        headers: options.headers,
+        connections: options.connections,
+        duration: options.durationS,
+        timeout: 30,
+        setupClient,
+        verifyBody: options.verify
+      },
+      (error, result) => {
+        if (error !== null) return reject(error)
+        const seconds = (performance.now() - started) / 1000
+        resolve({
+          completed,
+          errors: result.errors + result.non2xx + result.mismatches,
+          seconds,
+          rps: completed / seconds,
+          p50: latencies.percentile(50),
+          p99: latencies.percentile(99),
+          ttfbP50: options.ttfb ? ttfbs.percentile(50) : undefined,
+          ttfbP99: options.ttfb ? ttfbs.percentile(99) : undefined
+        })
+      }
+    )
+    instance.on("response", (_client: Client, status: number, _bytes: number, responseTime: number) => {
+      if (status >= 200 && status < 300) {
+        completed++
+        if (keep) latencies.push(responseTime)
+      }
+    })
+  })

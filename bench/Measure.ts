@@ -1,0 +1,109 @@
+import { type LoadResult, runLoad } from "./Load.ts"
+import { cpuMs, peakRssMb, resetPeakRss, rssMb } from "./Processes.ts"
+import type { Scenario } from "./Scenarios.ts"
+
+/** Something the load is aimed at: the upstream itself, the floor proxy or the gateway. */
+export interface Target {
+  readonly name: string
+  readonly port: number
+  /** The process whose CPU and memory are charged to this target. */
+  readonly pid: number
+  readonly headers: Record<string, string>
+}
+
+export interface Phase extends LoadResult {
+  readonly cpuMsPerRequest: number
+  readonly peakRssMb: number
+}
+
+/** Time left after each phase for deferred work (usage flush, GC) to land in that phase's CPU. */
+const settleMs = 1200
+
+export const measure = async (target: Target, scenario: Scenario, connections: number, durationS: number): Promise<Phase> => {
+  const exactPeak = resetPeakRss(target.pid)
+  let sampledPeak = rssMb(target.pid)
+  const sampler = setInterval(() => {
+    sampledPeak = Math.max(sampledPeak, rssMb(target.pid))
+  }, 250)
+  const before = cpuMs(target.pid)
+  const result = await runLoad({
+    url: `http://127.0.0.1:${target.port}${scenario.path}`,
+    body: scenario.body,
+    headers: { "content-type": "application/json", ...target.headers },
+    connections,
+    durationS,
+    ttfb: scenario.ttfb,
+    verify: scenario.verify
+  })
+  await new Promise((r) => setTimeout(r, settleMs))
+  clearInterval(sampler)
+  const after = cpuMs(target.pid)
+  return {
+    ...result,
+    cpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before) / result.completed,
+    peakRssMb: exactPeak ? peakRssMb(target.pid) : sampledPeak
+  }
+}
+
+export interface Summary {
+  readonly rounds: number
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly ttfbP50: number | undefined
+  readonly cpuMsPerRequest: number
+  readonly peakRssMb: number
+  readonly errors: number
+  readonly completed: number
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** Medians over rounds for rates and latencies; CPU over all requests; the highest peak. */
+export const summarise = (phases: ReadonlyArray<Phase>): Summary => {
+  const completed = phases.reduce((n, p) => n + p.completed, 0)
+  const cpu = phases.reduce((n, p) => n + p.cpuMsPerRequest * p.completed, 0)
+  const ttfb = phases.map((p) => p.ttfbP50).filter((v): v is number => v !== undefined)
+  return {
+    rounds: phases.length,
+    rps: median(phases.map((p) => p.rps)),
+    p50: median(phases.map((p) => p.p50)),
+    p99: median(phases.map((p) => p.p99)),
+    ttfbP50: ttfb.length === 0 ? undefined : median(ttfb),
+    cpuMsPerRequest: completed === 0 ? Number.NaN : cpu / completed,
+    peakRssMb: Math.max(...phases.map((p) => p.peakRssMb)),
+    errors: phases.reduce((n, p) => n + p.errors, 0),
+    completed
+  }
+}
+
+/**
+ * Runs every target against one scenario and concurrency: a warm-up round, then `rounds`
+ * rounds in a rotating order so drift in the machine hits every target alike.
+ */
+export const interleaved = async (
+  targets: ReadonlyArray<Target>,
+  scenario: Scenario,
+  connections: number,
+  options: { readonly rounds: number; readonly durationS: number; readonly warmupS: number; readonly log: (line: string) => void }
+): Promise<Map<string, Summary>> => {
+  for (const target of targets) await measure(target, scenario, connections, options.warmupS)
+  const phases = new Map<string, Array<Phase>>(targets.map((t) => [t.name, []]))
+  for (let round = 0; round < options.rounds; round++) {
+    const order = targets.map((_, i) => targets[(i + round) % targets.length]!)
+    for (const target of order) {
+      const phase = await measure(target, scenario, connections, options.durationS)
+      phases.get(target.name)!.push(phase)
+      options.log(
+        `  ${scenario.name} c=${connections} round ${round + 1} ${target.name}: ${phase.rps.toFixed(0)} req/s, p50 ${phase.p50.toFixed(3)} ms` +
+          (phase.ttfbP50 === undefined ? "" : `, ttfb ${phase.ttfbP50.toFixed(3)} ms`) +
+          `, cpu ${phase.cpuMsPerRequest.toFixed(3)} ms/req, errors ${phase.errors}`
+      )
+    }
+  }
+  return new Map([...phases].map(([name, list]) => [name, summarise(list)]))
+}

@@ -1,0 +1,84 @@
+/** What the benchmark sends, and how it recognises a correct answer. */
+export type ScenarioName = "chat" | "stream" | "embeddings"
+
+export interface Scenario {
+  readonly name: ScenarioName
+  readonly path: string
+  readonly body: string
+  /** Time the first body byte (streams). */
+  readonly ttfb: boolean
+  readonly verify: (body: string) => boolean
+  /** The gateway has no endpoint for it yet: measured for the upstream and floor only. */
+  readonly gatewayEndpoint: boolean
+}
+
+const messages = [
+  { role: "system", content: "You are a terse assistant." },
+  { role: "user", content: "Say hello in one short sentence." }
+]
+
+export const chatModel = "bench-chat"
+export const holdModel = "bench-hold"
+
+const done = "data: [DONE]\n\n"
+
+export const scenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "chat",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64 }),
+    ttfb: false,
+    verify: (body) => body.includes('"chat.completion"') && body.includes('"choices"'),
+    gatewayEndpoint: true
+  },
+  {
+    name: "stream",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
+    ttfb: true,
+    // Every frame arrived and the stream ended normally (no error frame).
+    verify: (body) => body.endsWith(done) && body.includes("word17") && !body.includes('"stream_error"'),
+    gatewayEndpoint: true
+  },
+  {
+    name: "embeddings",
+    path: "/v1/embeddings",
+    body: JSON.stringify({ model: "text-embedding-3-small", input: "The quick brown fox jumps over the lazy dog." }),
+    ttfb: false,
+    verify: (body) => body.includes('"embedding"'),
+    gatewayEndpoint: false
+  }
+]
+
+/** A stream the fake upstream holds open after three chunks (for the open-streams test). */
+export const holdBody = JSON.stringify({ model: holdModel, messages, max_tokens: 64, stream: true })
+
+/** gateway.yaml for the benchmark: two providers on the fake upstream, one of which holds streams. */
+export const gatewayConfig = (upstreamPort: number) => ({
+  providers: [
+    { id: "fake-openai", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1`, api_key: "sk-bench-upstream" },
+    { id: "fake-hold", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/hold/v1`, api_key: "sk-bench-upstream" }
+  ],
+  models: [
+    {
+      id: chatModel,
+      kind: "chat",
+      deployments: [{ provider: "fake-openai", model: "gpt-4o-mini" }],
+      capabilities: { tools: true, context_length: 128000 },
+      pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 }
+    },
+    {
+      id: holdModel,
+      kind: "chat",
+      deployments: [{ provider: "fake-hold", model: "gpt-4o-mini" }],
+      pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 }
+    },
+    {
+      id: "text-embedding-3-small",
+      kind: "embedding",
+      deployments: [{ provider: "fake-openai", model: "text-embedding-3-small" }],
+      capabilities: { dimensions: 1536 },
+      pricing: { input_per_mtok: 0.02 }
+    }
+  ]
+})

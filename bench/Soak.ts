@@ -1,0 +1,53 @@
+import { runLoad } from "./Load.ts"
+import type { Target } from "./Measure.ts"
+import { rssMb } from "./Processes.ts"
+import type { Scenario } from "./Scenarios.ts"
+
+export interface SoakResult {
+  readonly seconds: number
+  readonly samples: ReadonlyArray<{ readonly atS: number; readonly rssMb: number }>
+  readonly requests: number
+  readonly errors: number
+  /** Least-squares slope of RSS over the second half of the soak, MB per minute. */
+  readonly slopeMbPerMin: number
+}
+
+const slope = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
+  if (points.length < 2) return Number.NaN
+  const mx = points.reduce((n, p) => n + p.atS, 0) / points.length
+  const my = points.reduce((n, p) => n + p.rssMb, 0) / points.length
+  const num = points.reduce((n, p) => n + (p.atS - mx) * (p.rssMb - my), 0)
+  const den = points.reduce((n, p) => n + (p.atS - mx) ** 2, 0)
+  return (num / den) * 60
+}
+
+/** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every 10 s. */
+export const soak = async (target: Target, plain: Scenario, streamed: Scenario, durationS: number, connections: number) => {
+  const samples: Array<{ atS: number; rssMb: number }> = [{ atS: 0, rssMb: rssMb(target.pid) }]
+  const started = Date.now()
+  const timer = setInterval(() => {
+    samples.push({ atS: Math.round((Date.now() - started) / 1000), rssMb: rssMb(target.pid) })
+  }, 10_000)
+  const load = (scenario: Scenario) =>
+    runLoad({
+      url: `http://127.0.0.1:${target.port}${scenario.path}`,
+      body: scenario.body,
+      headers: { "content-type": "application/json", ...target.headers },
+      connections: connections / 2,
+      durationS,
+      ttfb: false,
+      verify: scenario.verify,
+      latencies: false
+    })
+  const [a, b] = await Promise.all([load(plain), load(streamed)])
+  clearInterval(timer)
+  samples.push({ atS: Math.round((Date.now() - started) / 1000), rssMb: rssMb(target.pid) })
+  const secondHalf = samples.filter((s) => s.atS >= durationS / 2)
+  return {
+    seconds: (Date.now() - started) / 1000,
+    samples,
+    requests: a.completed + b.completed,
+    errors: a.errors + b.errors,
+    slopeMbPerMin: slope(secondHalf)
+  } satisfies SoakResult
+}

@@ -1,0 +1,203 @@
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { interleaved, type Target } from "./Measure.ts"
+import { holdOpenStreams, type OpenStreamsResult } from "./OpenStreams.ts"
+import { canPin, machineDescription, runScript, type Service, service, spawnNode, startScript, waitForHttp } from "./Processes.ts"
+import { checksTable, openStreamsTable, resultsTable, type ScenarioResult, targetChecks } from "./Report.ts"
+import { gatewayConfig, holdBody, scenarios } from "./Scenarios.ts"
+import { soak, type SoakResult } from "./Soak.ts"
+
+/**
+ * `npm run bench`: the fake upstream, the floor proxy and the gateway as separate processes on
+ * loopback; the gateway and the floor pinned to CPU 0, this process (autocannon) and the
+ * upstream to CPU 1. Prints one markdown table and the target checks.
+ *
+ * Flags: --soak (adds a 5-minute soak), --quick (short rounds), --rounds N, --duration S,
+ * --scenarios chat,stream,embeddings, --concurrency 1,64, --no-open-streams, --bare undici,node,fetch
+ * (adds the bare Effect server -> Effect client proxy with those clients as targets),
+ * --no-gateway, --gateway-node-args "<args>", --compare name=<checkout> (another copy of the
+ * repository's gateway as an extra target, for before/after figures), --keep (keep the temp dir),
+ * --json FILE (raw results).
+ */
+
+const here = NodePath.dirname(fileURLToPath(import.meta.url))
+const root = NodePath.resolve(here, "..")
+const argv = process.argv.slice(2)
+const flag = (name: string) => argv.includes(`--${name}`)
+const option = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`)
+  return i === -1 ? undefined : argv[i + 1]
+}
+
+// Pin this process (the load generator) to CPU 1 by re-running it under taskset.
+if (process.env["BENCH_PINNED"] === undefined && canPin()) {
+  const result = spawnSync("taskset", ["-c", "1", process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...argv], {
+    stdio: "inherit",
+    env: { ...process.env, BENCH_PINNED: "1" }
+  })
+  process.exit(result.status ?? 1)
+}
+
+const pinned = process.env["BENCH_PINNED"] === "1"
+const gatewayCpu = pinned ? 0 : undefined
+const loadCpu = pinned ? 1 : undefined
+const quick = flag("quick")
+const rounds = Number(option("rounds") ?? (quick ? 1 : 3))
+const durationS = Number(option("duration") ?? (quick ? 3 : 5))
+const warmupS = quick ? 2 : 3
+const concurrencies = (option("concurrency") ?? "1,64").split(",").map(Number)
+const wanted = new Set((option("scenarios") ?? "chat,stream,embeddings").split(","))
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+const prefixed = <A>(when: string, map: ReadonlyMap<string, A>): Array<[string, A]> =>
+  [...map].map(([name, value]) => [`${name}, ${when}`, value])
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+const dir = mkdtempSync(NodePath.join(tmpdir(), "gateway-bench-"))
+const services: Array<Service> = []
+const script = (name: string) => NodePath.join(here, name)
+
+try {
+  log(`machine: ${machineDescription()}; ${pinned ? "gateway and floor on CPU 0, load and upstream on CPU 1" : "NOT pinned (taskset or a second CPU missing)"}`)
+  const upstream = await startScript("upstream", [script("FakeUpstream.ts")], { cpu: loadCpu, logFile: NodePath.join(dir, "upstream.log") })
+  services.push(upstream)
+  const floor = await startScript("floor", [script("FloorProxy.ts"), String(upstream.port)], { cpu: gatewayCpu, logFile: NodePath.join(dir, "floor.log") })
+  services.push(floor)
+
+  const configPath = NodePath.join(dir, "gateway.yaml")
+  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port), null, 2))
+  const dataDir = NodePath.join(dir, "data")
+  const env = { DATA_DIR: dataDir, GATEWAY_CONFIG: configPath, HOST: "127.0.0.1", LOG_LEVEL: "warn" }
+  const { secret } = runScript<{ secret: string }>([script("CreateKey.ts")], env)
+
+  const nodeArgs = (option("gateway-node-args") ?? "").split(" ").filter((a) => a !== "")
+  // A gateway from `checkout` (a copy of the repository), with its own storage.
+  const startGateway = async (name: string, checkout: string, keySecret: string, dataDirectory: string) => {
+    const port = await freePort()
+    const logFile = NodePath.join(dir, `${name}.log`)
+    const child = spawnNode([...nodeArgs, NodePath.join(checkout, "src/main.ts")], {
+      cpu: gatewayCpu,
+      env: { ...env, DATA_DIR: dataDirectory, PORT: String(port) },
+      logFile
+    })
+    services.push(service(name, child, port))
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, child, 60_000, logFile)
+    return { name, port, pid: child.pid!, headers: { authorization: `Bearer ${keySecret}` } } satisfies Target
+  }
+
+  const auth = { authorization: `Bearer ${secret}` }
+  const targets: Array<Target> = [
+    { name: "direct", port: upstream.port, pid: upstream.pid, headers: auth },
+    { name: "floor", port: floor.port, pid: floor.pid, headers: auth }
+  ]
+  if (!flag("no-gateway")) targets.push(await startGateway("gateway", root, secret, dataDir))
+  // --compare name=dir: another checkout's gateway measured alongside (before/after a change).
+  for (const spec of argv.flatMap((a, i) => (argv[i - 1] === "--compare" ? [a] : []))) {
+    const [name, checkout] = spec.split("=") as [string, string]
+    const otherData = NodePath.join(dir, `data-${name}`)
+    const other = runScript<{ secret: string }>([script("CreateKey.ts")], { ...env, DATA_DIR: otherData })
+    targets.push(await startGateway(name, NodePath.resolve(checkout), other.secret, otherData))
+  }
+  for (const client of (option("bare") ?? "").split(",").filter((c) => c !== "")) {
+    const name = `effect-bare-${client}`
+    const bare = await startScript(name, [script("BareEffectProxy.ts"), String(upstream.port), client], {
+      cpu: gatewayCpu,
+      logFile: NodePath.join(dir, `${name}.log`)
+    })
+    services.push(bare)
+    targets.push({ name, port: bare.port, pid: bare.pid, headers: auth })
+  }
+  const names = targets.map((t) => t.name)
+
+  // 1,000 streams held open: on the fresh processes, and again after the load runs (when the
+  // heap carries what the load left behind).
+  const holdStreams = async (when: string, into: Map<string, OpenStreamsResult>) => {
+    for (const target of targets.filter((t) => t.name !== "direct" && !t.name.startsWith("effect-bare"))) {
+      const isGateway = target.name !== "floor"
+      const result = await holdOpenStreams({
+        pid: target.pid,
+        port: target.port,
+        path: isGateway ? "/v1/chat/completions" : "/hold/v1/chat/completions",
+        headers: { "content-type": "application/json", ...target.headers },
+        body: holdBody,
+        count: 1000,
+        upstreamPort: upstream.port
+      })
+      log(`  1,000 open streams via ${target.name} (${when}): ${result.rssOpenMb.toFixed(0)} MB RSS, ${result.errors} errors`)
+      into.set(target.name, result)
+    }
+  }
+  const openFresh = new Map<string, OpenStreamsResult>()
+  const open = new Map<string, OpenStreamsResult>()
+  if (!flag("no-open-streams")) await holdStreams("fresh", openFresh)
+
+  const results: Array<ScenarioResult> = []
+  for (const scenario of scenarios.filter((s) => wanted.has(s.name))) {
+    const applicable = targets.filter((t) => t.name === "direct" || t.name === "floor" || t.name.startsWith("effect-bare") || scenario.gatewayEndpoint)
+    for (const connections of concurrencies) {
+      const summaries = await interleaved(applicable, scenario, connections, { rounds, durationS, warmupS, log })
+      results.push({ scenario: scenario.name, connections, summaries, ttfb: scenario.ttfb })
+    }
+  }
+  if (!flag("no-open-streams")) await holdStreams("after load", open)
+
+  let soaked: SoakResult | undefined
+  if (flag("soak")) {
+    const seconds = Number(option("soak-seconds") ?? 300)
+    log(`soak: ${seconds} s of mixed chat and streaming at concurrency 64 on the gateway`)
+    soaked = await soak(targets.find((t) => t.name === "gateway")!, scenarios[0]!, scenarios[1]!, seconds, 64)
+  }
+
+  const out: Array<string> = [
+    `Machine: ${machineDescription()}. ${pinned ? "Gateway and floor pinned to CPU 0; autocannon and the fake upstream on CPU 1." : "Not pinned."}`,
+    `Rounds: ${rounds} x ${durationS} s per target (after a ${warmupS} s warm-up), interleaved; medians over rounds, CPU over all requests.`,
+    "",
+    resultsTable(results, names)
+  ]
+  if (open.size > 0) {
+    out.push(
+      "",
+      "1,000 concurrent open streams (held by the upstream after three chunks), on fresh processes and after the load runs:",
+      "",
+      openStreamsTable([...prefixed("fresh", openFresh), ...prefixed("after load", open)])
+    )
+  }
+  if (soaked !== undefined) {
+    out.push(
+      "",
+      `Soak: ${soaked.seconds.toFixed(0)} s, ${soaked.requests} requests, ${soaked.errors} errors; RSS every 10 s (MB): ` +
+        soaked.samples.map((s) => s.rssMb.toFixed(0)).join(" ") +
+        `; slope over the second half ${soaked.slopeMbPerMin.toFixed(2)} MB/min`
+    )
+  }
+  const checks = targetChecks(results, open.get("gateway"), openFresh.get("gateway"))
+  if (soaked !== undefined) {
+    checks.push(
+      { target: "soak: no RSS growth (slope over the second half <= 1 MB/min)", measured: `${soaked.slopeMbPerMin.toFixed(2)} MB/min`, ok: soaked.slopeMbPerMin <= 1 },
+      { target: "soak: zero request errors", measured: String(soaked.errors), ok: soaked.errors === 0 }
+    )
+  }
+  out.push("", "Targets:", "", checksTable(checks))
+  process.stdout.write(`${out.join("\n")}\n`)
+  const json = option("json")
+  if (json !== undefined) {
+    const plain = results.map((r) => ({ ...r, summaries: Object.fromEntries(r.summaries) }))
+    writeFileSync(json, JSON.stringify({ machine: machineDescription(), results: plain, openFresh: Object.fromEntries(openFresh), open: Object.fromEntries(open), soak: soaked }, null, 2))
+  }
+} finally {
+  for (const s of services.reverse()) await s.stop()
+  if (!flag("keep")) rmSync(dir, { recursive: true, force: true })
+  else log(`kept ${dir}`)
+}
