@@ -1,0 +1,11 @@
+import type { EmbeddingFormat } from "./EmbeddingRequest.ts"
+import type { EmbeddingResult } from "./EmbeddingResult.ts"
+import { vectorIn } from "./EmbeddingVector.ts"
+
+/** A provider's vectors as the list object of spec 2.7, in the client's format, under the model used. */
+export const embeddingsToWire = (result: EmbeddingResult, envelope: { readonly model: string; readonly format: EmbeddingFormat }) => ({
+  object: "list" as const,
+  data: result.vectors.map((vector, index) => ({ object: "embedding" as const, index, embedding: vectorIn(vector, envelope.format) })),
+  model: envelope.model,
+  usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens }
+})
