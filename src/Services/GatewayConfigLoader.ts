@@ -148,8 +148,15 @@ const crossCheck = (config: GatewayConfig): { path: string; problem: string } | 
     if (models.has(model.id)) return { path: `models[${i}].id`, problem: `duplicate model id "${model.id}"` }
     models.set(model.id, model)
     for (const [j, deployment] of model.deployments.entries()) {
-      if (!providers.has(deployment.provider)) {
+      const provider = providers.get(deployment.provider)
+      if (provider === undefined) {
         return { path: `models[${i}].deployments[${j}].provider`, problem: `unknown provider "${deployment.provider}"` }
+      }
+      if (model.kind === "embedding" && provider.kind === "anthropic") {
+        return {
+          path: `models[${i}].deployments[${j}].provider`,
+          problem: `provider "${provider.id}" is of kind anthropic, which has no embeddings API`
+        }
       }
     }
     if (model.image !== undefined && model.kind !== "image") {

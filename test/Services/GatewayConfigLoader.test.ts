@@ -46,6 +46,14 @@ describe("gateway.yaml", () => {
     expect(errorOf(decode({ providers: [provider, provider] }, { KEY: "k" }))).toBe('gw.yaml: providers[1].id: duplicate provider id "openai"')
   })
 
+  it("refuses an embedding model deployed on Anthropic, which has no embeddings API", () => {
+    const anthropic = { id: "claude", kind: "anthropic", base_url: "https://api.anthropic.com/v1" }
+    const embedding = { id: "emb", kind: "embedding", deployments: [{ provider: "openai", model: "e" }, { provider: "claude", model: "e" }] }
+    expect(errorOf(decode({ providers: [provider, anthropic], models: [embedding] }, { KEY: "k" }))).toBe(
+      'gw.yaml: models[0].deployments[1].provider: provider "claude" is of kind anthropic, which has no embeddings API'
+    )
+  })
+
   it("reports YAML syntax errors with a line", () => {
     const dir = mkdtempSync(NodePath.join(tmpdir(), "gw-config-"))
     const file = NodePath.join(dir, "bad.yaml")

@@ -1,0 +1,49 @@
+import { Effect, Redacted } from "effect"
+import type { EmbeddingRequest } from "../../Domain/EmbeddingRequest.ts"
+import type { EmbeddingResult } from "../../Domain/EmbeddingResult.ts"
+import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
+import type { GatewayError } from "../../Domain/GatewayError.ts"
+import { optionalSpans } from "../../Observability/OptionalSpans.ts"
+import type { EmbeddingProvider, EmbeddingTarget } from "../EmbeddingProvider.ts"
+import { profileFor, profiles } from "../OpenAiCompatible/Profiles.ts"
+import { badResponse } from "../ProviderErrors.ts"
+import { makeProviderHttp } from "../ProviderHttp.ts"
+import { openAiEmbeddingBody } from "./OpenAiEmbeddingRequest.ts"
+import { embeddingsFromOpenAi } from "./OpenAiEmbeddingResponse.ts"
+import { openAiError } from "./OpenAiErrors.ts"
+
+/**
+ * `POST {base_url}/embeddings` on OpenAI and every OpenAI-compatible server. Its own connection
+ * pool, apart from the provider's chat pool, so large embedding batches never hold the
+ * sockets chat streams wait for.
+ */
+export const makeOpenAiEmbeddingProvider = (config: ProviderConfig) =>
+  Effect.gen(function* () {
+    const http = yield* makeProviderHttp(config)
+    const profile = config.kind === "openai" ? profiles["openai"]! : profileFor(config.profile)
+    const url = `${config.base_url.replace(/\/+$/, "")}/embeddings`
+    const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
+    if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") {
+      const key = Redacted.value(config.api_key)
+      headers[profile.authHeader] = profile.authScheme === "" ? key : `${profile.authScheme} ${key}`
+    }
+    const spans = yield* optionalSpans
+
+    const embed = (request: EmbeddingRequest, target: EmbeddingTarget): Effect.Effect<EmbeddingResult, GatewayError> =>
+      Effect.suspend(() =>
+        Effect.flatMap(http.postJson(url, headers, JSON.stringify(openAiEmbeddingBody(request, target))), (response) => {
+          if (response.status < 200 || response.status >= 300) return Effect.fail(openAiError(config.id, response, response.text))
+          let parsed: unknown
+          try {
+            parsed = JSON.parse(response.text)
+          } catch {
+            return Effect.fail(badResponse(config.id, "the body was not valid JSON"))
+          }
+          const result = embeddingsFromOpenAi(parsed, request.input)
+          return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
+        })
+      ).pipe(spans.span("OpenAi.embed", { attributes: { "gen_ai.system": "openai", "gen_ai.request.model": target.upstreamModel } }))
+
+    // Token-id input is part of the OpenAI API; a compatible server that lacks it answers 400 itself.
+    return { id: config.id, acceptsTokens: true, embed } satisfies EmbeddingProvider
+  })
