@@ -3,6 +3,8 @@ import { checkCapabilities } from "../Domain/ChatCapabilityGate.ts"
 import type { ChatCompletion } from "../Domain/ChatCompletion.ts"
 import type { ChatRequest } from "../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../Domain/ChatStreamEvent.ts"
+import type { EmbeddingRequest } from "../Domain/EmbeddingRequest.ts"
+import type { EmbeddingResult } from "../Domain/EmbeddingResult.ts"
 import type { ModelConfig } from "../Domain/GatewayConfig.ts"
 import { GatewayError, UpstreamFailure } from "../Domain/GatewayError.ts"
 import type { UsageAttempt } from "../Domain/UsageEvent.ts"
@@ -10,9 +12,11 @@ import { optionalSpans } from "../Observability/OptionalSpans.ts"
 import type { ChatProvider } from "../Providers/ChatProvider.ts"
 import { withDeadline } from "./Deadline.ts"
 import { DeploymentHealth } from "./DeploymentHealth.ts"
+import { embeddingRoutes } from "./EmbeddingRoutes.ts"
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
 import { ModelCatalog } from "./ModelCatalog.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
+import { routedCall } from "./RoutedCall.ts"
 import { routedStream } from "./RoutedStream.ts"
 import { type Candidate, deploymentKey, RoutePlanner } from "./RoutePlanner.ts"
 import { finalRoutingError } from "./RoutingError.ts"
@@ -58,6 +62,12 @@ export class ProviderRouter extends Context.Service<
       log: AttemptLog
     ) => Effect.Effect<{ readonly completion: ChatCompletion; readonly served: Served }, GatewayError>
     readonly stream: (model: ModelConfig, request: ChatRequest, log: AttemptLog) => Stream.Stream<RoutedEvent, GatewayError>
+    /** Embeddings over the same plan, retries, fallbacks, circuit breaker and deadline as `complete`. */
+    readonly embed: (
+      model: ModelConfig,
+      request: EmbeddingRequest,
+      log: AttemptLog
+    ) => Effect.Effect<{ readonly result: EmbeddingResult; readonly served: Served }, GatewayError>
   }
 >()("gateway/ProviderRouter") {
   static readonly layer = Layer.effect(
@@ -92,7 +102,11 @@ export class ProviderRouter extends Context.Service<
           if (fallback === undefined) continue
           if (checkCapabilities(request, fallback, { maxInlineFileBytes }) === undefined) models.push(fallback)
         }
-        return Effect.flatMap(openKeys(models), (open) =>
+        return plannerOf(models)
+      }
+
+      const plannerOf = (models: ReadonlyArray<ModelConfig>): Effect.Effect<RoutePlanner> =>
+        Effect.flatMap(openKeys(models), (open) =>
           Effect.map(Random.nextInt, (seed) => {
             let state = seed
             // A small deterministic generator seeded from Effect's Random, so tests can fix it.
@@ -103,7 +117,6 @@ export class ProviderRouter extends Context.Service<
             return new RoutePlanner(models, settings, (key) => open.has(key), random)
           })
         ).pipe(spans.span("ProviderRouter.plan"))
-      }
 
       const record = (candidate: Candidate, log: AttemptLog, startedAt: number, error: GatewayError | undefined, cancelled = false) =>
         Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
@@ -180,7 +193,20 @@ export class ProviderRouter extends Context.Service<
         commits
       })
 
-      return ProviderRouter.of({ complete, stream })
+      const findModel = (id: string) => catalog.find(id)?.config
+      const embed = (model: ModelConfig, request: EmbeddingRequest, log: AttemptLog) =>
+        Effect.flatMap(plannerOf(embeddingRoutes(model, request, findModel, registry.embedding)), (planner) =>
+          deadline(
+            // `embeddingRoutes` kept only deployments whose provider has an embeddings adapter.
+            routedCall({ record, finalError: finalRoutingError, spans }, model, planner, log, (candidate) =>
+              registry.embedding(candidate.deployment.provider)!.embed(request, {
+                upstreamModel: candidate.deployment.model,
+                model: candidate.model
+              })),
+            model
+          )).pipe(spans.span("ProviderRouter.embed"))
+
+      return ProviderRouter.of({ complete, stream, embed })
     })
   )
 }
