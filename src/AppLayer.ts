@@ -8,6 +8,7 @@ import { ChatCompletions } from "./Services/ChatCompletions.ts"
 import { DatabaseLive } from "./Services/Database.ts"
 import { DeploymentHealth } from "./Services/DeploymentHealth.ts"
 import { DocumentResolver } from "./Services/DocumentResolver.ts"
+import { Embeddings } from "./Services/Embeddings.ts"
 import { Extractor } from "./Services/Extractor.ts"
 import { Files } from "./Services/Files.ts"
 import { FileStore } from "./Services/FileStore.ts"
@@ -36,7 +37,7 @@ const DocumentsLive = DocumentResolver.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(FileStore.layer, Extractor.layer, UrlFetcher.layer))
 )
 
-export const ServicesLive = ChatCompletions.layer.pipe(
+export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(RoutingLive, DocumentsLive)),
   Layer.provideMerge(CoreLive)
 )

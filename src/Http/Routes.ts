@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { FindMyWay, HttpRouter, HttpServerRequest } from "effect/http"
 import { GatewayError, MethodNotAllowed } from "../Domain/GatewayError.ts"
 import { chatRoutes } from "./ChatCompletionsRoute.ts"
+import { embeddingsRoutes } from "./EmbeddingsRoute.ts"
 import { filesRoutes } from "./FilesRoutes.ts"
 import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
@@ -13,7 +14,7 @@ const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...
   groups.flat() as ReadonlyArray<Route<ServicesOf<G[number]>>>
 
 /** Every public route. Adding an endpoint means adding its routes here. */
-export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, filesRoutes)
+export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes)
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]

@@ -1,0 +1,45 @@
+import { Context, Effect, Layer } from "effect"
+import { checkEmbeddingRequest } from "../Domain/EmbeddingGate.ts"
+import type { EmbeddingRequest } from "../Domain/EmbeddingRequest.ts"
+import { embeddingsToWire } from "../Domain/EmbeddingResultWire.ts"
+import type { GatewayError } from "../Domain/GatewayError.ts"
+import { optionalSpans } from "../Observability/OptionalSpans.ts"
+import { acceptsTokens } from "./EmbeddingRoutes.ts"
+import { ModelCatalog } from "./ModelCatalog.ts"
+import { ProviderRegistry } from "./ProviderRegistry.ts"
+import { ProviderRouter } from "./ProviderRouter.ts"
+import type { RequestMeter } from "./UsageMeter.ts"
+
+export type EmbeddingsBody = ReturnType<typeof embeddingsToWire>
+
+/**
+ * The embeddings use case: catalogue lookup, the model's gate before any upstream call,
+ * routing, and the list object of spec 2.7 in the format the client asked for. HTTP concerns
+ * stay in the route.
+ */
+export class Embeddings extends Context.Service<
+  Embeddings,
+  { readonly run: (request: EmbeddingRequest, meter: RequestMeter) => Effect.Effect<EmbeddingsBody, GatewayError> }
+>()("gateway/Embeddings") {
+  static readonly layer = Layer.effect(
+    Embeddings,
+    Effect.gen(function* () {
+      const catalog = yield* ModelCatalog
+      const router = yield* ProviderRouter
+      const registry = yield* ProviderRegistry
+      const spans = yield* optionalSpans
+
+      const run = Effect.fnUntraced(function* (request: EmbeddingRequest, meter: RequestMeter) {
+        const model = (yield* catalog.require(request.model, "embedding")).config
+        const violation = checkEmbeddingRequest(request, model, { acceptsTokens: acceptsTokens(model, registry.embedding) })
+        if (violation !== undefined) return yield* violation
+        const { result, served } = yield* router.embed(model, request, meter.log)
+        meter.served = served
+        meter.usage = { promptTokens: result.promptTokens, completionTokens: 0 }
+        return embeddingsToWire(result, { model: served.model, format: request.encodingFormat })
+      }, spans.span("Embeddings.run"))
+
+      return Embeddings.of({ run })
+    })
+  )
+}
