@@ -1,5 +1,5 @@
 import { type LoadResult, runLoad } from "./Load.ts"
-import { cpuMs, peakRssMb, resetPeakRss, rssMb } from "./Processes.ts"
+import { treeCpuMs, peakRssMb, resetPeakRss, rssMb } from "./Processes.ts"
 import type { Scenario } from "./Scenarios.ts"
 
 /** Something the load is aimed at: the upstream itself, the floor proxy or the gateway. */
@@ -25,7 +25,7 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   const sampler = setInterval(() => {
     sampledPeak = Math.max(sampledPeak, rssMb(target.pid))
   }, 250)
-  const before = cpuMs(target.pid)
+  const before = treeCpuMs(target.pid)
   const result = await runLoad({
     url: `http://127.0.0.1:${target.port}${scenario.path}`,
     body: scenario.body,
@@ -37,7 +37,7 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   })
   await new Promise((r) => setTimeout(r, settleMs))
   clearInterval(sampler)
-  const after = cpuMs(target.pid)
+  const after = treeCpuMs(target.pid)
   return {
     ...result,
     cpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before) / result.completed,

@@ -1,10 +1,12 @@
 import { Agent, request } from "node:http"
-import { rssMb } from "./Processes.ts"
+import { childrenRssMb, rssMb } from "./Processes.ts"
 
 export interface OpenStreamsResult {
   readonly opened: number
   readonly rssBeforeMb: number
   readonly rssOpenMb: number
+  /** Child processes (the embedded storage process), reported apart from the process itself. */
+  readonly childrenRssMb: number
   readonly completed: number
   readonly errors: number
 }
@@ -70,9 +72,10 @@ export const holdOpenStreams = async (options: {
   const opened = (await Promise.allSettled(streams.map((s) => s.firstData))).filter((r) => r.status === "fulfilled").length
   await new Promise((r) => setTimeout(r, 2000))
   const rssOpenMb = rssMb(options.pid)
+  const children = childrenRssMb(options.pid)
   await fetch(`http://127.0.0.1:${options.upstreamPort}/control/release`, { method: "POST" })
   const outcomes = await Promise.all(streams.map((s) => s.finished))
   agent.destroy()
   const completed = outcomes.filter(Boolean).length
-  return { opened, rssBeforeMb, rssOpenMb, completed, errors: options.count - completed }
+  return { opened, rssBeforeMb, rssOpenMb, childrenRssMb: children, completed, errors: options.count - completed }
 }

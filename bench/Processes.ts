@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { createWriteStream, readFileSync, writeFileSync } from "node:fs"
+import { createWriteStream, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createInterface } from "node:readline"
 
 /** Whether `taskset` (util-linux) can pin processes, and the machine has a second core for the load. */
@@ -91,6 +91,39 @@ export const cpuMs = (pid: number): number => {
   // After the command name: field 3 (state) is index 0, so utime (14) and stime (15) are 11 and 12.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
 }
+
+/** Live child processes of `pid` (the gateway's embedded storage process, for one). */
+export const childPids = (pid: number): Array<number> => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(" ").filter((c) => c !== "").map(Number)
+    )
+  } catch {
+    return []
+  }
+}
+
+/** CPU of a process and every live descendant: work the gateway hands to a child still counts. */
+export const treeCpuMs = (pid: number): number => {
+  let total = 0
+  try {
+    total = cpuMs(pid)
+  } catch {
+    return 0
+  }
+  for (const child of childPids(pid)) total += treeCpuMs(child)
+  return total
+}
+
+/** RSS of a process's live children, summed (0 when it has none). */
+export const childrenRssMb = (pid: number): number =>
+  childPids(pid).reduce((n, child) => {
+    try {
+      return n + rssMb(child) + childrenRssMb(child)
+    } catch {
+      return n
+    }
+  }, 0)
 
 const statusKb = (pid: number, key: string): number => {
   const match = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))

@@ -73,11 +73,11 @@ export const resultsTable = (results: ReadonlyArray<ScenarioResult>, targets: Re
 
 export const openStreamsTable = (results: Iterable<readonly [string, OpenStreamsResult]>): string => {
   const lines = [
-    "| target | streams open | RSS before MB | RSS with streams open MB | finished normally | errors |",
-    "| --- | --- | --- | --- | --- | --- |"
+    "| target | streams open | RSS before MB | RSS with streams open MB | child processes' RSS MB | finished normally | errors |",
+    "| --- | --- | --- | --- | --- | --- | --- |"
   ]
   for (const [name, r] of results) {
-    lines.push(`| ${name} | ${r.opened} | ${f(r.rssBeforeMb, 0)} | ${f(r.rssOpenMb, 0)} | ${r.completed} | ${r.errors} |`)
+    lines.push(`| ${name} | ${r.opened} | ${f(r.rssBeforeMb, 0)} | ${f(r.rssOpenMb, 0)} | ${f(r.childrenRssMb, 0)} | ${r.completed} | ${r.errors} |`)
   }
   return lines.join("\n")
 }

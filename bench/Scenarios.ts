@@ -46,7 +46,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
     body: JSON.stringify({ model: "text-embedding-3-small", input: "The quick brown fox jumps over the lazy dog." }),
     ttfb: false,
     verify: (body) => body.includes('"embedding"'),
-    gatewayEndpoint: false
+    gatewayEndpoint: true
   }
 ]
 

@@ -1,4 +1,5 @@
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Layer, Logger, References } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { adminCommand } from "./AdminCli/AdminCommands.ts"

@@ -1,4 +1,5 @@
-import { NodeRuntime } from "@effect/platform-node"
+// Module paths, not the package index: the index loads every Node integration (tens of MB).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Config, Effect, Exit, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { GatewayLive } from "./AppLayer.ts"

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppConfig } from "../Services/AppConfig.ts"

@@ -6,7 +6,6 @@ import { AppConfig } from "./AppConfig.ts"
 import { makeDiskFileStore } from "./FileStore/DiskFileStore.ts"
 import type { FileStoreInitError } from "./FileStore/FileStoreErrors.ts"
 import { makeMemoryFileStore } from "./FileStore/MemoryFileStore.ts"
-import { makeS3FileStore } from "./FileStore/S3FileStore.ts"
 import { ConfigLoadError, GatewayConfigFile } from "./GatewayConfigLoader.ts"
 
 export { FileStoreInitError } from "./FileStore/FileStoreErrors.ts"
@@ -62,9 +61,18 @@ export class FileStore extends Context.Service<FileStore, FileStoreShape>()("gat
   static readonly layerDisk = (directory: string): Layer.Layer<FileStore, FileStoreInitError> =>
     Layer.effect(FileStore, Effect.map(makeDiskFileStore(directory), FileStore.of))
 
-  /** Objects in an S3-compatible bucket; large uploads go up as multipart uploads. */
+  /**
+   * Objects in an S3-compatible bucket; large uploads go up as multipart uploads. The AWS SDK
+   * is loaded only when S3 is configured: it is tens of megabytes of every process otherwise.
+   */
   static readonly layerS3 = (settings: S3Settings): Layer.Layer<FileStore, FileStoreInitError> =>
-    Layer.effect(FileStore, Effect.map(makeS3FileStore(settings), FileStore.of))
+    Layer.effect(
+      FileStore,
+      Effect.promise(() => import("./FileStore/S3FileStore.ts")).pipe(
+        Effect.flatMap(({ makeS3FileStore }) => makeS3FileStore(settings)),
+        Effect.map(FileStore.of)
+      )
+    )
 
   /** In-process storage for tests; each build of the layer starts empty. */
   static readonly layerMemory: Layer.Layer<FileStore> = Layer.effect(

@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from "file-type"
 import type { FailureInfo, FailureKind } from "./ExtractionFailure.ts"
 import { type BinaryFormat, binaryFormats, documentTypes } from "./DocumentTypes.ts"
 import { decodeText } from "./PlainText.ts"
@@ -139,6 +138,8 @@ export const detectFormat = async (input: {
   const { bytes, filename } = input
   if (bytes.length === 0) return reject("empty", "the file is empty (0 bytes)")
   const claim = claimFromExtension(filename) ?? claimFromMime(input.mimeType)
+  // Loaded on first use: most gateway processes never detect a document's format.
+  const { fileTypeFromBuffer } = await import("file-type")
   const sniffed = await fileTypeFromBuffer(bytes).catch(() => undefined)
 
   const document = sniffed === undefined ? undefined : sniffedDocuments[sniffed.ext]

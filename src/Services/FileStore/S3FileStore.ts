@@ -11,7 +11,7 @@ import {
   S3Client,
   UploadPartCommand
 } from "@aws-sdk/client-s3"
-import { NodeStream } from "@effect/platform-node"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Effect, Redacted, type Scope, Stream } from "effect"
 import type { S3Settings } from "../../Domain/GatewayConfig.ts"
 import type { FileStoreShape, PutOptions } from "../FileStore.ts"
