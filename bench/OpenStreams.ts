@@ -56,8 +56,14 @@ export const holdOpenStreams = async (options: {
   readonly body: string
   readonly count: number
   readonly upstreamPort: number
+  /** Heap snapshots before and with the streams open (the process runs with --heapsnapshot-signal=SIGUSR2). */
+  readonly heapSnapshots?: boolean
 }): Promise<OpenStreamsResult> => {
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
+  if (options.heapSnapshots === true) {
+    process.kill(options.pid, "SIGUSR2")
+    await new Promise((r) => setTimeout(r, 15_000))
+  }
   const rssBeforeMb = rssMb(options.pid)
   const streams: Array<OpenStream> = []
   // Opened in batches so the listen backlog never overflows.
@@ -73,6 +79,10 @@ export const holdOpenStreams = async (options: {
   await new Promise((r) => setTimeout(r, 2000))
   const rssOpenMb = rssMb(options.pid)
   const children = childrenRssMb(options.pid)
+  if (options.heapSnapshots === true) {
+    process.kill(options.pid, "SIGUSR2")
+    await new Promise((r) => setTimeout(r, 15_000))
+  }
   await fetch(`http://127.0.0.1:${options.upstreamPort}/control/release`, { method: "POST" })
   const outcomes = await Promise.all(streams.map((s) => s.finished))
   agent.destroy()

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
@@ -21,7 +21,8 @@ import { soak, type SoakResult } from "./Soak.ts"
  * (adds the bare Effect server -> Effect client proxy with those clients as targets),
  * --no-gateway, --gateway-node-args "<args>", --compare name=<checkout> (another copy of the
  * repository's gateway as an extra target, for before/after figures), --keep (keep the temp dir),
- * --json FILE (raw results).
+ * --json FILE (raw results), --heap-snapshots (the gateway writes a heap snapshot before and with the
+ * 1,000 streams open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2).
  */
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
@@ -83,11 +84,19 @@ try {
   const { secret } = runScript<{ secret: string }>([script("CreateKey.ts")], env)
 
   const nodeArgs = (option("gateway-node-args") ?? "").split(" ").filter((a) => a !== "")
+  // The gateway runs exactly as `npm start` runs it: the node flags and entry of its start script.
+  const startCommand = (checkout: string): Array<string> => {
+    const pkg = JSON.parse(readFileSync(NodePath.join(checkout, "package.json"), "utf8")) as { scripts: { start: string } }
+    const [node, ...rest] = pkg.scripts.start.split(" ").filter((a) => a !== "")
+    if (node !== "node") throw new Error(`${checkout}: the start script does not run node: ${pkg.scripts.start}`)
+    const entry = rest.pop()!
+    return [...rest, ...nodeArgs, NodePath.join(checkout, entry)]
+  }
   // A gateway from `checkout` (a copy of the repository), with its own storage.
   const startGateway = async (name: string, checkout: string, keySecret: string, dataDirectory: string) => {
     const port = await freePort()
     const logFile = NodePath.join(dir, `${name}.log`)
-    const child = spawnNode([...nodeArgs, NodePath.join(checkout, "src/main.ts")], {
+    const child = spawnNode(startCommand(checkout), {
       cpu: gatewayCpu,
       env: { ...env, DATA_DIR: dataDirectory, PORT: String(port) },
       logFile
@@ -133,7 +142,8 @@ try {
         headers: { "content-type": "application/json", ...target.headers },
         body: holdBody,
         count: 1000,
-        upstreamPort: upstream.port
+        upstreamPort: upstream.port,
+        heapSnapshots: isGateway && flag("heap-snapshots")
       })
       log(`  1,000 open streams via ${target.name} (${when}): ${result.rssOpenMb.toFixed(0)} MB RSS, ${result.errors} errors`)
       into.set(target.name, result)
