@@ -44,6 +44,8 @@ export interface UsageEvent {
   readonly ttftMs: number | null
   readonly attempts: ReadonlyArray<UsageAttempt>
   readonly costNanoUsd: number
+  /** The provider never reported usage (a cancelled or broken stream): the tokens are estimates. */
+  readonly usageEstimated?: boolean
 }
 
 export interface UsageTotals {

@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Stream } from "effect"
 import { checkCapabilities } from "../Domain/ChatCapabilityGate.ts"
+import { estimatePromptTokens } from "../Domain/ChatTokenEstimate.ts"
 import { completionToWire } from "../Domain/ChatCompletionWire.ts"
 import type { ChatRequest } from "../Domain/ChatRequest.ts"
 import type { ModelConfig } from "../Domain/GatewayConfig.ts"
@@ -69,9 +70,15 @@ export class ChatCompletions extends Context.Service<
           return { _tag: "Json", body: completionToWire(completion, { id, created, model: served.model }) } satisfies ChatResult
         }
         meter.streamed = true
+        meter.estimatePromptTokens = () => estimatePromptTokens(request)
         const chunks = normalisedChunks(router.stream(model, request, meter.log), { id, created, model: model.id }, request.includeUsage, {
           onServed: (servedModel, provider, upstreamModel) => {
             meter.served = { model: servedModel, provider, upstreamModel }
+            // Each attempt starts clean, like the chunks the client sees.
+            meter.generatedBytes = 0
+          },
+          onGenerated: (bytes) => {
+            meter.generatedBytes += bytes
           },
           onUsage: (usage) => {
             meter.usage = usage

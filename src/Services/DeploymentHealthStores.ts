@@ -1,6 +1,5 @@
 import { Clock, Effect, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
-import { createClient } from "redis"
 import type { RoutingSettings } from "../Domain/GatewayConfig.ts"
 import type { HealthStore } from "./DeploymentHealth.ts"
 
@@ -81,6 +80,8 @@ export const redisHealthStore = (url: Redacted.Redacted<string>, settings: Routi
   Effect.gen(function* () {
     const client = yield* Effect.acquireRelease(
       Effect.promise(async () => {
+        // Loaded only when Redis is configured: the client is tens of megabytes of every process.
+        const { createClient } = await import("redis")
         const c = createClient({ url: Redacted.value(url) })
         c.on("error", () => {})
         await c.connect()

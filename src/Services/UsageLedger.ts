@@ -57,6 +57,16 @@ const totals = (row: TotalsRow): UsageTotals => ({
  * database; a background fiber writes batches every `usage.flush_interval_ms`, and the
  * layer's finalizer writes what is left when the gateway stops.
  */
+/** Only what is unusual carries detail: more than one attempt, or estimated tokens. */
+const detailOf = (e: UsageEvent) => {
+  const many = e.attempts.length > 1
+  if (!many && e.usageEstimated !== true) return null
+  return {
+    ...(many ? { attempts: e.attempts } : {}),
+    ...(e.usageEstimated === true ? { usage_estimated: true } : {})
+  }
+}
+
 export class UsageLedger extends Context.Service<
   UsageLedger,
   {
@@ -118,8 +128,7 @@ export class UsageLedger extends Context.Service<
             attempts: Math.max(1, e.attempts.length),
             cost_nano_usd: Math.round(e.costNanoUsd),
             request_id: e.requestId,
-            // Only requests that needed more than one attempt carry the detail.
-            detail: e.attempts.length > 1 ? { attempts: e.attempts } : null
+            detail: detailOf(e)
           }))
           // One JSON parameter per batch instead of one bind parameter per value: the database
           // unpacks it in a single pass, about half the cost per row of a VALUES list.

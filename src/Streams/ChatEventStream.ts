@@ -8,6 +8,21 @@ export interface StreamObserver {
   readonly onServed: (model: string, provider: string, upstreamModel: string) => void
   readonly onUsage: (usage: Usage) => void
   readonly onFirstChunk: (at: number) => void
+  /** UTF-8 bytes of generated text and tool arguments, for an estimate if usage never comes. */
+  readonly onGenerated: (bytes: number) => void
+}
+
+const generatedBytes = (event: Input): number => {
+  switch (event._tag) {
+    case "TextDelta":
+    case "ReasoningDelta":
+    case "RefusalDelta":
+      return Buffer.byteLength(event.text, "utf8")
+    case "ToolCallDelta":
+      return Buffer.byteLength(event.arguments, "utf8")
+    default:
+      return 0
+  }
 }
 
 type Input =
@@ -60,6 +75,10 @@ export const normalisedChunks = (
               }
               for (const chunk of current.push(event)) out.push(chunk)
               if (event._tag === "Usage") observer.onUsage(event.usage)
+              else {
+                const bytes = generatedBytes(event)
+                if (bytes > 0) observer.onGenerated(bytes)
+              }
             }
             return out.length > 0 ? emit(out) : next
           })

@@ -146,6 +146,38 @@ describe("real clients against the gateway", () => {
     expect(Date.now() - abortedAt).toBeLessThan(1000)
   })
 
+  it("bills a stream the client cancelled before usage came with estimated tokens, marked as estimated", async () => {
+    upstream.reply({ kind: "sse", frames: openAiTextFrames(["abcdefgh"]).slice(0, 2), hangAfter: true })
+    const fresh = await gw.createKey()
+    const controller = new AbortController()
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${fresh.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hello there" }], stream: true }),
+      signal: controller.signal
+    })
+    const reader = res.body!.getReader()
+    let seen = ""
+    while (!seen.includes("abcdefgh")) seen += new TextDecoder().decode((await reader.read()).value)
+    const closed = upstream.nextEarlyClose()
+    controller.abort()
+    await closed
+    await new Promise((r) => setTimeout(r, 100))
+    const rows = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        yield* (yield* UsageLedger).flush
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<Record<string, unknown>>`SELECT e.cancelled, e.streamed, e.prompt_tokens, e.completion_tokens, e.detail
+          FROM usage_events e JOIN api_keys k ON k.seq = e.key_seq WHERE k.id = ${fresh.keyId}`
+      })
+    )
+    expect(rows).toHaveLength(1)
+    const detail = typeof rows[0]!["detail"] === "string" ? JSON.parse(rows[0]!["detail"] as string) : rows[0]!["detail"]
+    // "hello there": 4 framing tokens + ceil(11 bytes / 4); "abcdefgh": ceil(8 / 4).
+    expect(rows[0]).toMatchObject({ cancelled: true, streamed: true, prompt_tokens: 7, completion_tokens: 2 })
+    expect(detail).toEqual({ usage_estimated: true })
+  })
+
   it("sends keep-alive comments while the upstream is silent", async () => {
     upstream.reply({
       kind: "sse",

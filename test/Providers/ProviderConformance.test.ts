@@ -58,7 +58,8 @@ describe.each(kits)("provider conformance: $name", (kit) => {
         normalisedChunks(provider.stream(request({ ...body, stream: true, stream_options: { include_usage: true } }), target), { id: "svc_x", created: 1, model: "conformance-model" }, true, {
           onServed: () => {},
           onUsage: () => {},
-          onFirstChunk: () => {}
+          onFirstChunk: () => {},
+          onGenerated: () => {}
         })
       )
     )

@@ -57,7 +57,8 @@ export const replay = (provider: ChatProvider): Effect.Effect<Array<unknown>> =>
     const chunks = normalisedChunks(provider.stream(request, target()), { id: "svc_golden", created: 1767225600, model: "claude-test" }, true, {
       onServed: () => {},
       onUsage: () => {},
-      onFirstChunk: () => {}
+      onFirstChunk: () => {},
+      onGenerated: () => {}
     })
     const exit = yield* Effect.exit(Stream.runForEach(chunks, (chunk) => Effect.sync(() => lines.push(chunk))))
     if (Exit.isSuccess(exit)) return lines

@@ -120,7 +120,8 @@ describe("Gemini golden streams", () => {
       normalisedChunks(provider.stream(request, target({ tools: true, reasoning: true })), envelope, true, {
         onServed: () => {},
         onUsage: () => {},
-        onFirstChunk: () => {}
+        onFirstChunk: () => {},
+        onGenerated: () => {}
       }).pipe(
         Stream.runForEach((chunk) => Effect.sync(() => collected.push(chunk))),
         Effect.exit
