@@ -1,5 +1,5 @@
 import { type LoadResult, runLoad } from "./Load.ts"
-import { treeCpuMs, peakRssMb, resetPeakRss, rssMb } from "./Processes.ts"
+import { cpuMs, treeCpuMs, peakRssMb, resetPeakRss, rssMb } from "./Processes.ts"
 import type { Scenario } from "./Scenarios.ts"
 
 /** Something the load is aimed at: the upstream itself, the floor proxy or the gateway. */
@@ -13,6 +13,8 @@ export interface Target {
 
 export interface Phase extends LoadResult {
   readonly cpuMsPerRequest: number
+  /** The part of it spent in child processes (the embedded storage process). */
+  readonly childCpuMsPerRequest: number
   readonly peakRssMb: number
 }
 
@@ -26,6 +28,7 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
     sampledPeak = Math.max(sampledPeak, rssMb(target.pid))
   }, 250)
   const before = treeCpuMs(target.pid)
+  const ownBefore = cpuMs(target.pid)
   const result = await runLoad({
     url: `http://127.0.0.1:${target.port}${scenario.path}`,
     body: scenario.body,
@@ -38,9 +41,11 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   await new Promise((r) => setTimeout(r, settleMs))
   clearInterval(sampler)
   const after = treeCpuMs(target.pid)
+  const own = cpuMs(target.pid) - ownBefore
   return {
     ...result,
     cpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before) / result.completed,
+    childCpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before - own) / result.completed,
     peakRssMb: exactPeak ? peakRssMb(target.pid) : sampledPeak
   }
 }
@@ -101,7 +106,7 @@ export const interleaved = async (
       options.log(
         `  ${scenario.name} c=${connections} round ${round + 1} ${target.name}: ${phase.rps.toFixed(0)} req/s, p50 ${phase.p50.toFixed(3)} ms` +
           (phase.ttfbP50 === undefined ? "" : `, ttfb ${phase.ttfbP50.toFixed(3)} ms`) +
-          `, cpu ${phase.cpuMsPerRequest.toFixed(3)} ms/req, errors ${phase.errors}`
+          `, cpu ${phase.cpuMsPerRequest.toFixed(3)} ms/req (children ${phase.childCpuMsPerRequest.toFixed(3)}), errors ${phase.errors}`
       )
     }
   }
