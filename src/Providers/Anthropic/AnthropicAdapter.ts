@@ -12,6 +12,7 @@ import { anthropicRequestBody } from "./AnthropicRequest.ts"
 import { completionFromAnthropic } from "./AnthropicResponse.ts"
 import { anthropicStreamStep, initialAnthropicStreamState } from "./AnthropicStream.ts"
 import { anthropicVersion } from "./AnthropicWire.ts"
+import { jsonAnswer } from "../JsonAnswer.ts"
 
 /**
  * Anthropic's Messages API: `POST {base_url}/messages` with the key in `x-api-key` and the API
@@ -35,14 +36,7 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
     const complete = Effect.fn("Anthropic.complete")(function* (request: ChatRequest, target: ChatTarget) {
       yield* Effect.annotateCurrentSpan({ "gen_ai.system": "anthropic", "gen_ai.request.model": target.upstreamModel })
       const body = yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, false)))
-      const response = yield* http.postJson(url, headers, body)
-      if (response.status < 200 || response.status >= 300) return yield* anthropicError(config.id, response, response.text)
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(response.text)
-      } catch {
-        return yield* badResponse(config.id, "the body was not valid JSON")
-      }
+      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url, headers, body), anthropicError)
       const completion = completionFromAnthropic(parsed)
       if (completion === undefined) return yield* badResponse(config.id, "the body was not a message")
       return completion

@@ -11,6 +11,7 @@ import { geminiError } from "./GeminiErrors.ts"
 import { geminiRequestBody } from "./GeminiRequest.ts"
 import { completionFromGemini } from "./GeminiResponse.ts"
 import { geminiStreamComplete, geminiStreamStep, initialGeminiStreamState } from "./GeminiStream.ts"
+import { jsonAnswer } from "../JsonAnswer.ts"
 
 /**
  * Google Gemini through `models/{model}:generateContent` and
@@ -30,14 +31,7 @@ export const makeGeminiProvider = (config: ProviderConfig) =>
     const complete = Effect.fn("Gemini.complete")(function* (request: ChatRequest, target: ChatTarget) {
       yield* Effect.annotateCurrentSpan({ "gen_ai.system": "gemini", "gen_ai.request.model": target.upstreamModel })
       const body = yield* fromCodec(() => JSON.stringify(geminiRequestBody(request, target)))
-      const response = yield* http.postJson(url(target.upstreamModel, "generateContent"), headers, body)
-      if (response.status < 200 || response.status >= 300) return yield* geminiError(config.id, response, response.text)
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(response.text)
-      } catch {
-        return yield* badResponse(config.id, "the body was not valid JSON")
-      }
+      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url(target.upstreamModel, "generateContent"), headers, body), geminiError)
       const completion = completionFromGemini(parsed, request.n)
       if (completion === undefined) return yield* badResponse(config.id, "the body had no candidates")
       yield* Effect.annotateCurrentSpan({

@@ -12,6 +12,7 @@ import { makeProviderHttp } from "../ProviderHttp.ts"
 import { type GeminiBatchEmbedBody, geminiEmbeddingBatches } from "./GeminiEmbeddingRequest.ts"
 import { embeddingsFromGemini } from "./GeminiEmbeddingResponse.ts"
 import { geminiError } from "./GeminiErrors.ts"
+import { jsonAnswer } from "../JsonAnswer.ts"
 
 /** Calls in flight for one request whose inputs span several 100-input batches. */
 const batchConcurrency = 4
@@ -32,17 +33,13 @@ export const makeGeminiEmbeddingProvider = (config: ProviderConfig) =>
     const spans = yield* optionalSpans
 
     const call = (url: string, batch: GeminiBatchEmbedBody) =>
-      Effect.flatMap(http.postJson(url, headers, JSON.stringify(batch)), (response) => {
-        if (response.status < 200 || response.status >= 300) return Effect.fail(geminiError(config.id, response, response.text))
-        let parsed: unknown
-        try {
-          parsed = JSON.parse(response.text)
-        } catch {
-          return Effect.fail(badResponse(config.id, "the body was not valid JSON"))
-        }
-        const vectors = embeddingsFromGemini(parsed, batch.requests.length)
-        return typeof vectors === "string" ? Effect.fail(badResponse(config.id, vectors)) : Effect.succeed(vectors)
-      })
+      http.postJson(url, headers, JSON.stringify(batch)).pipe(
+        Effect.flatMap((response) => jsonAnswer(config.id, response, geminiError)),
+        Effect.flatMap((parsed) => {
+          const vectors = embeddingsFromGemini(parsed, batch.requests.length)
+          return typeof vectors === "string" ? Effect.fail(badResponse(config.id, vectors)) : Effect.succeed(vectors)
+        })
+      )
 
     const embed = (request: EmbeddingRequest, target: EmbeddingTarget): Effect.Effect<EmbeddingResult, GatewayError> =>
       Effect.flatMap(fromCodec(() => geminiEmbeddingBatches(request, target)), (batches) => {

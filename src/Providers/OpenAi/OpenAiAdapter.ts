@@ -13,6 +13,7 @@ import { openAiError } from "./OpenAiErrors.ts"
 import { openAiEvents } from "./OpenAiEventStream.ts"
 import { openAiRequestBody } from "./OpenAiRequest.ts"
 import { completionFromOpenAi } from "./OpenAiResponse.ts"
+import { jsonAnswer } from "../JsonAnswer.ts"
 
 /** Runs a pure codec that reports client mistakes by throwing a GatewayError. */
 export const fromCodec = <A>(f: () => A): Effect.Effect<A, GatewayError> =>
@@ -55,18 +56,14 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
         } catch (error) {
           return Effect.fail(error instanceof GatewayError ? error : GatewayError.internal(String(error)))
         }
-        return Effect.flatMap(http.postJson(url, headers, body), (response): Effect.Effect<ChatCompletion, GatewayError> => {
-          if (response.status < 200 || response.status >= 300) return Effect.fail(openAiError(config.id, response, response.text))
-          let parsed: unknown
-          try {
-            parsed = JSON.parse(response.text)
-          } catch {
-            return Effect.fail(badResponse(config.id, "the body was not valid JSON"))
-          }
-          const completion = completionFromOpenAi(parsed)
-          if (completion === undefined) return Effect.fail(badResponse(config.id, "the body had no choices"))
-          return Effect.succeed(completion)
-        })
+        return http.postJson(url, headers, body).pipe(
+          Effect.flatMap((response) => jsonAnswer(config.id, response, openAiError)),
+          Effect.flatMap((parsed): Effect.Effect<ChatCompletion, GatewayError> => {
+            const completion = completionFromOpenAi(parsed)
+            if (completion === undefined) return Effect.fail(badResponse(config.id, "the body had no choices"))
+            return Effect.succeed(completion)
+          })
+        )
       }).pipe(traceComplete(target))
 
     const stream = (request: ChatRequest, target: ChatTarget): Stream.Stream<ChatStreamEvent, GatewayError> =>

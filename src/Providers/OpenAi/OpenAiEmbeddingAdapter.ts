@@ -11,6 +11,7 @@ import { makeProviderHttp } from "../ProviderHttp.ts"
 import { openAiEmbeddingBody } from "./OpenAiEmbeddingRequest.ts"
 import { embeddingsFromOpenAi } from "./OpenAiEmbeddingResponse.ts"
 import { openAiError } from "./OpenAiErrors.ts"
+import { jsonAnswer } from "../JsonAnswer.ts"
 
 /**
  * `POST {base_url}/embeddings` on OpenAI and every OpenAI-compatible server. Its own connection
@@ -31,17 +32,13 @@ export const makeOpenAiEmbeddingProvider = (config: ProviderConfig) =>
 
     const embed = (request: EmbeddingRequest, target: EmbeddingTarget): Effect.Effect<EmbeddingResult, GatewayError> =>
       Effect.suspend(() =>
-        Effect.flatMap(http.postJson(url, headers, JSON.stringify(openAiEmbeddingBody(request, target))), (response) => {
-          if (response.status < 200 || response.status >= 300) return Effect.fail(openAiError(config.id, response, response.text))
-          let parsed: unknown
-          try {
-            parsed = JSON.parse(response.text)
-          } catch {
-            return Effect.fail(badResponse(config.id, "the body was not valid JSON"))
-          }
-          const result = embeddingsFromOpenAi(parsed, request.input)
-          return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
-        })
+        http.postJson(url, headers, JSON.stringify(openAiEmbeddingBody(request, target))).pipe(
+          Effect.flatMap((response) => jsonAnswer(config.id, response, openAiError)),
+          Effect.flatMap((parsed) => {
+            const result = embeddingsFromOpenAi(parsed, request.input)
+            return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
+          })
+        )
       ).pipe(spans.span("OpenAi.embed", { attributes: { "gen_ai.system": "openai", "gen_ai.request.model": target.upstreamModel } }))
 
     // Token-id input is part of the OpenAI API; a compatible server that lacks it answers 400 itself.
