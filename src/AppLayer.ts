@@ -1,6 +1,6 @@
 import { Layer } from "effect"
 import { HttpServer } from "effect/http"
-import { AdminRoutesLive } from "./Http/AdminApi.ts"
+import { adminRouteSignatures, AdminRoutesLive } from "./Http/AdminApi.ts"
 import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
 import { Accounts } from "./Services/Accounts.ts"
 import { ApiKeys } from "./Services/ApiKeys.ts"
@@ -43,7 +43,7 @@ export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.lay
 )
 
 // The admin API is registered only when GATEWAY_ADMIN_TOKEN is set.
-export const GatewayLive = HttpAppLive(AdminRoutesLive).pipe(
+export const GatewayLive = HttpAppLive(AdminRoutesLive, adminRouteSignatures).pipe(
   Layer.provideMerge(NodeServerLive),
   Layer.provideMerge(ServicesLive)
 )

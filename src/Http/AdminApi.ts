@@ -7,6 +7,7 @@ import { AdminApi } from "./Admin/AdminApiDefinition.ts"
 import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
 import { KeysGroupLive, ProjectsGroupLive, UsageGroupLive, UsersGroupLive } from "./Admin/AdminHandlers.ts"
 import { handle } from "./Handler.ts"
+import type { RouteSignature } from "./Route.ts"
 
 export { AdminApi } from "./Admin/AdminApiDefinition.ts"
 
@@ -36,6 +37,24 @@ export const adminApiLayer = (token: Redacted.Redacted<string>) =>
       )
     )
   )
+
+const methods = new Set<string>(["GET", "POST", "DELETE"])
+
+/** Every method and path the admin API answers, for the catch-all's 405 (none when it is off). */
+export const adminRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>, never, AppConfig> = Effect.map(
+  AppConfig,
+  (app) => {
+    if (app.adminToken === undefined) return []
+    const signatures: Array<RouteSignature> = [{ method: "GET", path: "/admin/openapi.json" }]
+    for (const [path, operations] of Object.entries(OpenApi.fromApi(AdminApi).paths)) {
+      for (const method of Object.keys(operations ?? {}).map((m) => m.toUpperCase())) {
+        if (!methods.has(method)) continue
+        signatures.push({ method: method as RouteSignature["method"], path: path.replace(/\{([^}]+)\}/g, ":$1") as HttpRouter.PathInput })
+      }
+    }
+    return signatures
+  }
+)
 
 /**
  * The admin API when GATEWAY_ADMIN_TOKEN is set; otherwise nothing is registered and the

@@ -5,7 +5,8 @@ import { HttpRouter } from "effect/http"
 import { AppConfig } from "../Services/AppConfig.ts"
 import { GatewayConfigFile } from "../Services/GatewayConfigLoader.ts"
 import { BodyLimit } from "./JsonBody.ts"
-import { RoutesLive } from "./Routes.ts"
+import type { RouteSignature } from "./Route.ts"
+import { routesLayer } from "./Routes.ts"
 
 /**
  * Node's own HTTP server: after SIGTERM it stops accepting connections and in-flight requests
@@ -49,7 +50,10 @@ const SettingsLive = Layer.unwrap(
 )
 
 /** The `/v1` surface and health checks; admin routes are added by the composition root. */
-export const HttpAppLive = <A, E, R>(extra: Layer.Layer<A, E, R>) =>
-  HttpRouter.serve(Layer.mergeAll(RoutesLive, extra), { disableLogger: true, disableListenLog: true }).pipe(
+export const HttpAppLive = <A, E, R, R2 = never>(
+  extra: Layer.Layer<A, E, R>,
+  extraRoutes: Effect.Effect<ReadonlyArray<RouteSignature>, never, R2> = Effect.succeed([])
+) =>
+  HttpRouter.serve(Layer.mergeAll(routesLayer(extraRoutes), extra), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(SettingsLive)
   )

@@ -5,6 +5,12 @@ import { handle, type HandleOptions } from "./Handler.ts"
 
 export type Method = "GET" | "POST" | "DELETE"
 
+/** A method and path the server answers, registered here or elsewhere (the admin API). */
+export interface RouteSignature {
+  readonly method: Method
+  readonly path: HttpRouter.PathInput
+}
+
 /** One entry of the route table; the table also answers 405 for known paths. */
 export interface Route<R> {
   readonly method: Method

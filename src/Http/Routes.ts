@@ -7,7 +7,7 @@ import { filesRoutes } from "./FilesRoutes.ts"
 import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
-import type { Method, Route } from "./Route.ts"
+import type { Method, Route, RouteSignature } from "./Route.ts"
 
 type ServicesOf<G> = G extends ReadonlyArray<Route<infer R>> ? R : never
 const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...groups: G) =>
@@ -20,7 +20,7 @@ type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]
 
 /** Paths that exist under another method answer 405 with `Allow`; the rest 404. */
-const fallback = (table: ReadonlyArray<Route<unknown>>) => {
+const fallback = (table: ReadonlyArray<RouteSignature>) => {
   const known = FindMyWay.make<true>({ ignoreTrailingSlash: true })
   for (const r of table) {
     known.on(r.method, r.path, true)
@@ -42,9 +42,14 @@ const fallback = (table: ReadonlyArray<Route<unknown>>) => {
   )
 }
 
-export const RoutesLive = HttpRouter.use((router) =>
-  Effect.gen(function* () {
-    for (const r of routeTable) yield* router.add<never, RouteServices>(r.method, r.path, r.handler)
-    yield* router.add("*", "*", fallback(routeTable))
-  })
-)
+/**
+ * The public routes and the catch-all. `elsewhere` lists routes another layer registers (the
+ * admin API), so a wrong method on them is a 405 too.
+ */
+export const routesLayer = <R>(elsewhere: Effect.Effect<ReadonlyArray<RouteSignature>, never, R>) =>
+  HttpRouter.use((router) =>
+    Effect.gen(function* () {
+      for (const r of routeTable) yield* router.add<never, RouteServices>(r.method, r.path, r.handler)
+      yield* router.add("*", "*", fallback([...routeTable, ...(yield* elsewhere)]))
+    })
+  )

@@ -69,6 +69,15 @@ describe("admin API", () => {
     it("answers unknown /admin paths with the gateway's 404", async () => {
       expect(expectEnvelope(await call("GET", "/admin/nothing/here"), 404, "not_found_error").code).toBe("unknown_url")
     })
+
+    it("answers a wrong method on an admin path with 405 and Allow, like /v1", async () => {
+      expectEnvelope(await call("DELETE", "/admin/projects"), 405, "invalid_request_error")
+      const res = await fetch(`${gw.url}/admin/keys/key_x/revoke`, { method: "GET", headers: { authorization: `Bearer ${token}` } })
+      expect(res.status).toBe(405)
+      expect(res.headers.get("allow")).toBe("POST")
+      const both = await fetch(`${gw.url}/admin/projects`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } })
+      expect(both.headers.get("allow")).toBe("GET, POST")
+    })
   })
 
   describe("projects and users", () => {
