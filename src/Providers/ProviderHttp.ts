@@ -6,6 +6,7 @@ import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { optionalSpans } from "../Observability/OptionalSpans.ts"
 import { badResponse } from "./ProviderErrors.ts"
+import { RequestDeadline } from "./RequestDeadline.ts"
 import { UpstreamExchange } from "./UpstreamExchange.ts"
 
 export interface UpstreamResponse {
@@ -128,9 +129,11 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
 
     // One wait for the whole answer: headers and body usually come in the same read.
     const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
+      Effect.withFiber((fiber) => exchangeJsonUntil(url, headers, body, fiber.getRef(RequestDeadline)))
+    const exchangeJsonUntil = (url: string, headers: Readonly<Record<string, string>>, body: string, deadlineAt: number | undefined) =>
       Effect.callback<UpstreamResponse & { readonly text: string }, GatewayError>((resume) => {
         const target = targetOf(url)
-        const exchange = new UpstreamExchange(id, timeouts, false)
+        const exchange = new UpstreamExchange(id, timeouts, false, deadlineAt)
         const settle = () => {
           if (exchange.failure !== undefined) return resume(Effect.fail(exchange.failure))
           if (!exchange.ended) {

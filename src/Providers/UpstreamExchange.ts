@@ -48,17 +48,21 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private phaseTimer: NodeJS.Timeout | undefined
   private totalTimer: NodeJS.Timeout | undefined
 
-  constructor(provider: string, timeouts: ExchangeTimeouts, streamed: boolean) {
+  /** `deadlineAt` (epoch ms): the request's routing deadline; the exchange ends then at the latest. */
+  constructor(provider: string, timeouts: ExchangeTimeouts, streamed: boolean, deadlineAt?: number) {
     this.provider = provider
     this.timeouts = timeouts
     this.streamed = streamed
     if (timeouts.first_byte_ms < timeouts.total_ms) {
       this.phaseTimer = setTimeout(() => this.timeUp(`no response within ${timeouts.first_byte_ms} ms`), timeouts.first_byte_ms)
     }
-    this.totalTimer = setTimeout(
-      () => this.timeUp(`the ${streamed && this.status !== 0 ? "stream" : "call"} took longer than ${timeouts.total_ms} ms`),
-      timeouts.total_ms
-    )
+    const left = deadlineAt === undefined ? timeouts.total_ms : Math.max(0, deadlineAt - this.startedAt)
+    this.totalTimer = left < timeouts.total_ms
+      ? setTimeout(() => this.timeUp("the request's routing deadline passed"), left)
+      : setTimeout(
+        () => this.timeUp(`the ${streamed && this.status !== 0 ? "stream" : "call"} took longer than ${timeouts.total_ms} ms`),
+        timeouts.total_ms
+      )
   }
 
   get settled(): boolean {

@@ -1,6 +1,7 @@
 import { Clock, Effect, type Exit, Fiber, Option } from "effect"
 
-const liveClock = Effect.runSync(Effect.clockWith(Effect.succeed))
+/** The clock of a real run (tests swap in `TestClock`, whose time Node timers do not follow). */
+export const liveClock = Effect.runSync(Effect.clockWith(Effect.succeed))
 
 /**
  * Waits up to `ms` for `fiber` to end and returns its exit, or `undefined` when it is still

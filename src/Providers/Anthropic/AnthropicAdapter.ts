@@ -86,5 +86,5 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
         }).pipe(Effect.withSpan("Anthropic.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } }))
       )
 
-    return { id: config.id, complete, stream } satisfies ChatProvider
+    return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
   })

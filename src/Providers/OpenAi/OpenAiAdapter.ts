@@ -79,5 +79,5 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
         }).pipe(spans.span("OpenAi.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } }))
       )
 
-    return { id: config.id, complete, stream } satisfies ChatProvider
+    return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
   })

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { UsageLedger } from "../../src/Services/UsageLedger.ts"
+import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
+import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+
+/**
+ * The routing deadline on real adapters: their upstream calls end by themselves at the
+ * request's deadline (no watcher fiber), the upstream connection is closed, and the attempt
+ * is logged as cancelled rather than held against the provider's health.
+ */
+describe("the routing deadline over HTTP", () => {
+  let storage: TestStorage
+  let gw: TestGateway
+  let upstream: FakeUpstream
+  let key: { secret: string; keyId: string }
+
+  beforeAll(async () => {
+    storage = await makeTestStorage()
+    upstream = await startFakeUpstream()
+    gw = await startGateway({
+      storage,
+      config: {
+        routing: { deadline_ms: 700, attempts_per_model: 3, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 1 },
+        providers: [{ id: "slow", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "k", timeouts: { first_byte_ms: 30_000 } }],
+        models: [{ id: "patient", kind: "chat", deployments: [{ provider: "slow", model: "m" }] }]
+      }
+    })
+    key = await gw.createKey()
+  })
+  afterAll(async () => {
+    await gw?.stop()
+    await upstream?.stop()
+    await storage?.cleanup()
+  })
+
+  it("answers 504 at the deadline, closes the upstream call and counts the attempt as cancelled", async () => {
+    upstream.always({ kind: "hang" })
+    const closed = upstream.nextEarlyClose()
+    const started = Date.now()
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "patient", messages: [{ role: "user", content: "hi" }] })
+    })
+    const elapsed = Date.now() - started
+    expect(res.status).toBe(504)
+    const body = (await res.json()) as { error: { type: string; message: string } }
+    expect(body.error.type).toBe("upstream_error")
+    expect(body.error.message).toContain("within 700 ms")
+    expect(elapsed).toBeGreaterThanOrEqual(650)
+    expect(elapsed).toBeLessThan(3000)
+    await closed
+    expect(upstream.requests).toHaveLength(1)
+
+    const rows = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        yield* (yield* UsageLedger).flush
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ status: number; attempts: number }>`SELECT e.status, e.attempts FROM usage_events e
+          JOIN api_keys k ON k.seq = e.key_seq WHERE k.id = ${key.keyId}`
+      })
+    )
+    expect(rows).toEqual([{ status: 504, attempts: 1 }])
+
+    // The deadline is not the provider's fault: with failure_threshold 1, one recorded failure
+    // would have opened its circuit, and this call would be refused without reaching it.
+    upstream.reset()
+    upstream.reply({ kind: "json", status: 200, body: { id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } })
+    const again = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "patient", messages: [{ role: "user", content: "hi" }] })
+    })
+    expect(again.status).toBe(200)
+  })
+})
