@@ -1,4 +1,4 @@
-import { type Array as Arr, type Cause, Effect, Exit, Option, Stream } from "effect"
+import { type Array as Arr, type Cause, Effect, Exit, Option, Scope, Stream } from "effect"
 
 const liveClock = Effect.runSync(Effect.clockWith(Effect.succeed))
 
@@ -50,19 +50,33 @@ export const withKeepAlive = <A, E, B>(
         wake?.()
         return Exit.map(exit, (batch): Batch<B> => [encode(batch)])
       }
+      // One timer per stream, re-armed with `refresh()` at each wait instead of a new timer per
+      // batch; when it fires with nobody waiting it does nothing.
+      let timer: NodeJS.Timeout | undefined
+      let onTimeUp: (() => void) | undefined
+      if (live) {
+        yield* Scope.addFinalizer(scope, Effect.sync(() => clearTimeout(timer)))
+      }
       // Resolves true when a batch is in the slot, false when `intervalMs` passed first.
       const arrived: Effect.Effect<boolean> = live
         ? Effect.callback<boolean>((resume) => {
-          const timer = setTimeout(() => {
+          onTimeUp = () => {
             wakeWriter = undefined
             resume(Effect.succeed(false))
-          }, intervalMs)
+          }
           wakeWriter = () => {
-            clearTimeout(timer)
+            onTimeUp = undefined
             resume(Effect.succeed(true))
           }
+          if (timer === undefined) {
+            timer = setTimeout(() => {
+              const timeUp = onTimeUp
+              onTimeUp = undefined
+              timeUp?.()
+            }, intervalMs)
+          } else timer.refresh()
           return Effect.sync(() => {
-            clearTimeout(timer)
+            onTimeUp = undefined
             wakeWriter = undefined
           })
         })
