@@ -13,13 +13,9 @@ import { statusOf } from "./ErrorResponse.ts"
 import { CurrentRequestId } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 import { route } from "./Route.ts"
+import { routeHeaders } from "./RouteHeaders.ts"
 
 const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no" }
-
-const routeHeaders = (meter: RequestMeter): Record<string, string> =>
-  meter.served === undefined
-    ? {}
-    : { "x-gateway-provider": meter.served.provider, "x-gateway-attempts": String(meter.log.attempts.length) }
 
 /**
  * SSE for a chat stream. The first frame decides the answer: a failure before any byte is

@@ -10,8 +10,6 @@ import { GatewayError, UpstreamFailure } from "../Domain/GatewayError.ts"
 import type { UsageAttempt } from "../Domain/UsageEvent.ts"
 import { optionalSpans } from "../Observability/OptionalSpans.ts"
 import type { ChatProvider } from "../Providers/ChatProvider.ts"
-import { RequestDeadline } from "../Providers/RequestDeadline.ts"
-import { liveClock, withDeadline } from "./Deadline.ts"
 import { DeploymentHealth } from "./DeploymentHealth.ts"
 import { embeddingRoutes } from "./EmbeddingRoutes.ts"
 import { GatewayConfigFile } from "./GatewayConfigLoader.ts"
@@ -146,72 +144,28 @@ export class ProviderRouter extends Context.Service<
           })
         })
 
-      const deadline = <A, R>(effect: Effect.Effect<A, GatewayError, R>, model: ModelConfig) =>
-        withDeadline(effect, settings.deadline_ms, () => Effect.fail(deadlineError(model)))
+      const calls = {
+        record,
+        finalError: finalRoutingError,
+        spans,
+        deadlineMs: settings.deadline_ms,
+        deadlineError
+      }
+      const chatCalls = { ...calls, honoursDeadline: (c: Candidate) => registry.chat(c.deployment.provider)?.honoursDeadline === true }
+      // Embedding adapters make several calls per request (batches): each is watched.
+      const embeddingCalls = { ...calls, honoursDeadline: () => false }
 
-      /**
-       * The routing deadline without a watcher fiber: it is an instant, set once. Providers whose
-       * calls end by themselves at the request's `RequestDeadline` run bare; any other provider
-       * (and every one under a test clock, which Node timers do not follow) gets a watcher for
-       * the time that is left. Retries stop and backoff is cut short at the deadline.
-       */
       const complete = (model: ModelConfig, request: ChatRequest, log: AttemptLog) =>
         Effect.flatMap(planFor(model, request), (planner) =>
-          Effect.withFiber((fiber) => {
-            const clock = fiber.getRef(Clock.Clock)
-            const live = clock === liveClock
-            const deadlineAt = clock.currentTimeMillisUnsafe() + settings.deadline_ms
-            const left = () => deadlineAt - clock.currentTimeMillisUnsafe()
-            // Made on first need: an error captures a stack, which most requests never pay for.
-            let cutOff: GatewayError | undefined
-            const cut = () => (cutOff ??= deadlineError(model))
-            const attempt = (error: GatewayError | undefined): Effect.Effect<{ completion: ChatCompletion; served: Served }, GatewayError> => {
-              if (error !== undefined && left() <= 0) return Effect.fail(cut())
-              const step = planner.next(error)
-              if (step === undefined) return Effect.fail(finalRoutingError(model, error, log))
-              const { candidate } = step
+          Effect.map(
+            routedCall(chatCalls, model, planner, log, (candidate) => {
               const provider: ChatProvider | undefined = registry.chat(candidate.deployment.provider)
-              const call = Effect.suspend(() => {
-                const startedAt = clock.currentTimeMillisUnsafe()
-                if (startedAt >= deadlineAt) return Effect.fail(cut())
-                if (provider === undefined) {
-                  const failure = unavailable(candidate)
-                  return Effect.flatMap(record(candidate, log, startedAt, failure), () => attempt(failure))
-                }
-                let completion = provider
-                  .complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
-                  .pipe(Effect.onInterrupt(() => record(candidate, log, startedAt, undefined, true)))
-                if (!live || provider.honoursDeadline !== true) {
-                  completion = withDeadline(completion, deadlineAt - startedAt, () => Effect.fail(cut()))
-                }
-                if (spans.enabled) {
-                  completion = completion.pipe(
-                    spans.span("ProviderRouter.attempt", {
-                      attributes: { "gateway.provider": candidate.deployment.provider, "gateway.model": candidate.model.id, "gateway.attempt": planner.used }
-                    })
-                  )
-                }
-                return Effect.matchEffect(completion, {
-                  // Cut off by the deadline, the provider is not to blame: the attempt counts as
-                  // cancelled (a watched one was recorded so when it was interrupted).
-                  onFailure: (failure) =>
-                    failure === cutOff
-                      ? Effect.fail(failure)
-                      : left() <= 0
-                      ? Effect.flatMap(record(candidate, log, startedAt, undefined, true), () => Effect.fail(cut()))
-                      : Effect.flatMap(record(candidate, log, startedAt, failure), () => attempt(failure)),
-                  onSuccess: (result) =>
-                    Effect.as(record(candidate, log, startedAt, undefined), {
-                      completion: result,
-                      served: { model: candidate.model.id, provider: candidate.deployment.provider, upstreamModel: candidate.deployment.model }
-                    })
-                })
-              })
-              return step.delayMs > 0 ? Effect.andThen(Effect.sleep(Math.max(0, Math.min(step.delayMs, left()))), call) : call
-            }
-            return live ? Effect.provideService(attempt(undefined), RequestDeadline, deadlineAt) : attempt(undefined)
-          })
-        ).pipe(spans.span("ProviderRouter.complete"))
+              return provider === undefined
+                ? Effect.fail(unavailable(candidate))
+                : provider.complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
+            }),
+            ({ result, served }): { completion: ChatCompletion; served: Served } => ({ completion: result, served })
+          )).pipe(spans.span("ProviderRouter.complete"))
 
       const stream = routedStream({
         plan: planFor,
@@ -225,15 +179,12 @@ export class ProviderRouter extends Context.Service<
       const findModel = (id: string) => catalog.find(id)?.config
       const embed = (model: ModelConfig, request: EmbeddingRequest, log: AttemptLog) =>
         Effect.flatMap(plannerOf(embeddingRoutes(model, request, findModel, registry.embedding)), (planner) =>
-          deadline(
-            // `embeddingRoutes` kept only deployments whose provider has an embeddings adapter.
-            routedCall({ record, finalError: finalRoutingError, spans }, model, planner, log, (candidate) =>
-              registry.embedding(candidate.deployment.provider)!.embed(request, {
-                upstreamModel: candidate.deployment.model,
-                model: candidate.model
-              })),
-            model
-          )).pipe(spans.span("ProviderRouter.embed"))
+          // `embeddingRoutes` kept only deployments whose provider has an embeddings adapter.
+          routedCall(embeddingCalls, model, planner, log, (candidate) =>
+            registry.embedding(candidate.deployment.provider)!.embed(request, {
+              upstreamModel: candidate.deployment.model,
+              model: candidate.model
+            }))).pipe(spans.span("ProviderRouter.embed"))
 
       return ProviderRouter.of({ complete, stream, embed })
     })
