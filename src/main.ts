@@ -15,12 +15,20 @@ const MainLive = GatewayLive.pipe(
   Layer.provideMerge(AppConfig.layer)
 )
 
+// Some start-up errors (the server's ServeError) carry no message of their own, only a cause.
+const describe = (error: unknown): string => {
+  if (error instanceof Config.ConfigError) return formatConfigError(error)
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current.message.trim() !== "") return current.message
+  }
+  return error instanceof Error ? error.name : String(error)
+}
+
 // A configuration or storage problem stops start-up with one readable line, not a stack.
 const program = Layer.launch(MainLive).pipe(
   Effect.catch((error) =>
     Effect.sync(() => {
-      const line =
-        error instanceof Config.ConfigError ? formatConfigError(error) : error instanceof Error ? error.message : String(error)
+      const line = describe(error).trim()
       process.stderr.write(`gateway: ${line.split("\n")[0]}\n`)
       process.exitCode = 1
     })

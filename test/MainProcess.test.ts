@@ -1,5 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer, type AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -120,4 +122,26 @@ describe("the gateway process", () => {
     )
     expect(count).toBe(1)
   }, 60_000)
+})
+
+describe("start-up failures", () => {
+  it("a port already in use stops start-up with one line naming the address", async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const { port } = blocker.address() as AddressInfo
+    try {
+      const dir = mkdtempSync(NodePath.join(tmpdir(), "gw-port-"))
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: NodePath.join(dir, "data") }
+      // Embedded storage in its own directory: the failure under test comes after storage is up.
+      delete env["DATABASE_URL"]
+      delete env["GATEWAY_CONFIG"]
+      const result = spawnSync(process.execPath, ["src/main.ts"], { env, encoding: "utf8", timeout: 60_000 })
+      expect(result.status).toBe(1)
+      const lines = result.stderr.trim().split("\n")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toBe(`gateway: listen EADDRINUSE: address already in use 127.0.0.1:${port}`)
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
+  }, 90_000)
 })
