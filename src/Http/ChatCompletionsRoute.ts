@@ -1,12 +1,14 @@
-import { type Array as Arr, Cause, Channel, Context, Effect, Scope, Stream } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { ServerResponse } from "node:http"
+import { toServerResponse } from "@effect/platform-node/NodeHttpServerRequest"
+import { type Array as Arr, Cause, Channel, Context, Effect, Fiber, Scope, Stream } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { ChatCompletions } from "../Services/ChatCompletions.ts"
 import { GatewayConfigFile } from "../Services/GatewayConfigLoader.ts"
 import { openMeter, type RequestMeter } from "../Services/UsageMeter.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
-import { withKeepAlive } from "../Streams/KeepAlive.ts"
+import { firstWithin, type IdleTicker, idleTicker } from "../Streams/KeepAlive.ts"
 import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { statusOf } from "./ErrorResponse.ts"
@@ -17,43 +19,74 @@ import { routeHeaders } from "./RouteHeaders.ts"
 
 const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
+type Frames = Arr.NonEmptyReadonlyArray<Uint8Array>
+
+/** Node's response behind the request, for keep-alives written beside the body; none off Node. */
+const nodeResponse = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
+  try {
+    const response = toServerResponse(request)
+    return response instanceof ServerResponse ? response : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * SSE for a chat stream. The first frame decides the answer: a failure before any byte is
  * still a proper HTTP error; after it, failures become the spec 6.6 error frame. The stream is
  * pulled in the request's scope directly (`Stream.toPull` would re-provide every service to
- * every pull).
+ * every pull). A silent upstream gets keep-alive comments: as the first frame while nothing
+ * was sent, then written beside the body (see KeepAlive.ts).
  */
 const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: RequestMeter) =>
-  Effect.flatMap(Effect.context<GatewayConfigFile | Scope.Scope>(), (context) => {
+  Effect.flatMap(Effect.context<GatewayConfigFile | Scope.Scope | HttpServerRequest.HttpServerRequest>(), (context) => {
     const keepAliveMs = Context.get(context, GatewayConfigFile).config.server.keepalive_seconds * 1000
-    const frames = withKeepAlive(chunks, keepAliveMs, keepAliveFrame, encodeDataBatch)
-    return Effect.flatMap(Channel.toPullScoped(frames.channel, Context.get(context, Scope.Scope)), (pull) => {
+    const scope = Context.get(context, Scope.Scope)
+    return Effect.flatMap(Channel.toPullScoped(chunks.channel, scope), (pull) => {
+      const encoded = Effect.map(pull, (batch): Frames => [encodeDataBatch(batch)])
       let finished = false
-      const last = (...tail: Arr.NonEmptyReadonlyArray<Uint8Array>) => {
+      const last = (...tail: Frames) => {
         finished = true
         return Effect.succeed(tail)
       }
+      const orEnding = (read: Effect.Effect<Frames, GatewayError | Cause.Done>) =>
+        Effect.catch(read, (error) => (Cause.isDone(error) ? last(doneFrame) : last(errorFrame(error.reason.message), doneFrame)))
+      let pending: Fiber.Fiber<Frames, GatewayError | Cause.Done> | undefined
+      let ticker: IdleTicker | undefined
       // After the first frame: the rest, then [DONE]; a failure becomes the error frame and [DONE].
-      const rest = Effect.suspend(() =>
-        finished
-          ? Cause.done()
-          : Effect.catch(pull, (error) => (Cause.isDone(error) ? last(doneFrame) : last(errorFrame(error.reason.message), doneFrame)))
-      )
-      return Effect.map(
-        Effect.catchTag(pull, "Done", () => last(doneFrame)),
-        (first) => {
-          let sent = false
-          const body = Effect.suspend(() => {
-            if (sent) return rest
-            sent = true
-            return Effect.succeed(first)
-          })
-          return HttpServerResponse.stream(Stream.fromPull(Effect.succeed(body)), {
-            contentType: "text/event-stream",
-            headers: { ...sseHeaders, ...routeHeaders(meter) }
-          })
-        }
-      )
+      const rest = Effect.suspend(() => {
+        if (finished) return Cause.done()
+        // Asked for more right after writing the previous frames.
+        ticker?.touch()
+        if (pending === undefined) return orEnding(encoded)
+        const first = pending
+        pending = undefined
+        return orEnding(Fiber.join(first))
+      })
+      const start = (first: Frames) => {
+        let sent = false
+        const body = Effect.suspend(() => {
+          if (sent) return rest
+          sent = true
+          return Effect.succeed(first)
+        })
+        const response = nodeResponse(Context.get(context, HttpServerRequest.HttpServerRequest))
+        const ready = HttpServerResponse.stream(Stream.fromPull(Effect.succeed(body)), {
+          contentType: "text/event-stream",
+          headers: { ...sseHeaders, ...routeHeaders(meter) }
+        })
+        if (response === undefined) return Effect.succeed(ready)
+        const beside = idleTicker(keepAliveMs, () => {
+          if (response.headersSent && !response.writableEnded && !response.destroyed) response.write(keepAliveFrame)
+        })
+        ticker = beside
+        return Effect.as(Scope.addFinalizer(scope, Effect.sync(beside.stop)), ready)
+      }
+      return Effect.flatMap(firstWithin(encoded, keepAliveMs, scope), (first) => {
+        if (first._tag === "Done") return Effect.flatMap(Effect.catchTag(first.exit, "Done", () => last(doneFrame)), start)
+        pending = first.fiber
+        return start([keepAliveFrame])
+      })
     })
   })
 

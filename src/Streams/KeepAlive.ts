@@ -1,99 +1,51 @@
-import { type Array as Arr, type Cause, Effect, Exit, Option, Scope, Stream } from "effect"
-
-const liveClock = Effect.runSync(Effect.clockWith(Effect.succeed))
-
-type Batch<A> = Arr.NonEmptyReadonlyArray<A>
+import { type Exit, Effect, type Fiber, type Scope } from "effect"
+import { awaitWithin } from "../Services/Deadline.ts"
 
 /**
- * Turns each batch of `stream` into one frame with `encode`, and emits `frame` whenever the
- * stream stays silent for `intervalMs`, without disturbing the pending read. Used so proxies do
- * not close an SSE connection while a model thinks.
+ * Keep-alive for an SSE response, in two parts so that no chunk pays for it.
  *
- * One reader fiber per stream pulls the source and hands each result over through a one-slot
- * mailbox (so it reads at most one batch ahead); the writer waits on the mailbox with a timer
- * that is cleared as soon as the batch comes. Nothing is allocated per batch beyond the two
- * hand-overs, and nothing outlives its batch.
+ * Until the first frame, the response has not started, so a keep-alive has to be its first
+ * frame: `firstWithin` runs the first read in its own fiber and gives up waiting after the
+ * interval, leaving the read running. After that, `idleTicker` writes the keep-alive beside the
+ * response body whenever nothing was written for the interval; a chunk only re-arms a timer.
+ * A relay fiber per stream (read ahead, hand over, wake the writer) cost three fiber
+ * suspensions per chunk instead of one.
  */
-export const withKeepAlive = <A, E, B>(
-  stream: Stream.Stream<A, E>,
-  intervalMs: number,
-  frame: B,
-  encode: (batch: Batch<A>) => B
-): Stream.Stream<B, E> =>
-  Stream.transformPull(stream, (pull, scope) =>
-    Effect.gen(function* () {
-      const keepAlive: Batch<B> = [frame]
-      const live = (yield* Effect.clockWith(Effect.succeed)) === liveClock
-      let slot: Exit.Exit<Batch<A>, E | Cause.Done<void>> | undefined
-      let wakeWriter: (() => void) | undefined
-      let wakeReader: (() => void) | undefined
 
-      const handedOver = Effect.callback<void>((resume) => {
-        wakeReader = () => resume(Effect.void)
-      })
-      const read: Effect.Effect<void> = Effect.flatMap(Effect.exit(pull), (exit) => {
-        slot = exit
-        const wake = wakeWriter
-        wakeWriter = undefined
-        wake?.()
-        if (!Exit.isSuccess(exit)) return Effect.void
-        // The writer may have taken it already, while being woken.
-        return slot === undefined ? read : Effect.flatMap(handedOver, () => read)
-      })
-      yield* Effect.forkIn(read, scope, { startImmediately: true })
+/** The first read's outcome within `ms`, or the read still running (it belongs to `scope`). */
+export type First<A, E> =
+  | { readonly _tag: "Done"; readonly exit: Exit.Exit<A, E> }
+  | { readonly _tag: "Pending"; readonly fiber: Fiber.Fiber<A, E> }
 
-      const take = (): Effect.Effect<Batch<B>, E | Cause.Done<void>> => {
-        const exit = slot!
-        slot = undefined
-        const wake = wakeReader
-        wakeReader = undefined
-        wake?.()
-        return Exit.map(exit, (batch): Batch<B> => [encode(batch)])
-      }
-      // One timer per stream, re-armed with `refresh()` at each wait instead of a new timer per
-      // batch; when it fires with nobody waiting it does nothing.
-      let timer: NodeJS.Timeout | undefined
-      let onTimeUp: (() => void) | undefined
-      if (live) {
-        yield* Scope.addFinalizer(scope, Effect.sync(() => clearTimeout(timer)))
-      }
-      // Resolves true when a batch is in the slot, false when `intervalMs` passed first.
-      const arrived: Effect.Effect<boolean> = live
-        ? Effect.callback<boolean>((resume) => {
-          onTimeUp = () => {
-            wakeWriter = undefined
-            resume(Effect.succeed(false))
-          }
-          wakeWriter = () => {
-            onTimeUp = undefined
-            resume(Effect.succeed(true))
-          }
-          if (timer === undefined) {
-            timer = setTimeout(() => {
-              const timeUp = onTimeUp
-              onTimeUp = undefined
-              timeUp?.()
-            }, intervalMs)
-          } else timer.refresh()
-          return Effect.sync(() => {
-            onTimeUp = undefined
-            wakeWriter = undefined
-          })
-        })
-        : Effect.map(
-          Effect.timeoutOption(
-            Effect.callback<boolean>((resume) => {
-              wakeWriter = () => resume(Effect.succeed(true))
-              return Effect.sync(() => {
-                wakeWriter = undefined
-              })
-            }),
-            intervalMs
-          ),
-          Option.getOrElse(() => false)
-        )
-      return Effect.suspend(() => {
-        if (slot !== undefined) return take()
-        return Effect.flatMap(arrived, (came) => (came ? take() : Effect.succeed(keepAlive)))
-      })
-    }))
+export const firstWithin = <A, E>(read: Effect.Effect<A, E>, ms: number, scope: Scope.Scope): Effect.Effect<First<A, E>> =>
+  Effect.flatMap(Effect.forkIn(read, scope, { startImmediately: true }), (fiber) =>
+    Effect.map(awaitWithin(fiber, ms), (exit): First<A, E> => (exit === undefined ? { _tag: "Pending", fiber } : { _tag: "Done", exit })))
+
+export interface IdleTicker {
+  /** Something was written: the next keep-alive is due a full interval from now. */
+  readonly touch: () => void
+  readonly stop: () => void
+}
+
+/**
+ * Calls `write` every `ms` of silence, until stopped. One Node timer per stream, re-armed with
+ * `refresh()`, so a chunk costs no allocation.
+ */
+export const idleTicker = (ms: number, write: () => void): IdleTicker => {
+  let stopped = false
+  const timer: NodeJS.Timeout = setTimeout(() => {
+    if (stopped) return
+    write()
+    timer.refresh()
+  }, ms)
+  timer.unref()
+  return {
+    touch: () => {
+      if (!stopped) timer.refresh()
+    },
+    stop: () => {
+      stopped = true
+      clearTimeout(timer)
+    }
+  }
+}

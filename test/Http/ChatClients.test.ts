@@ -178,10 +178,11 @@ describe("real clients against the gateway", () => {
     expect(detail).toEqual({ usage_estimated: true })
   })
 
-  it("sends keep-alive comments while the upstream is silent", async () => {
+  it("sends keep-alive comments while the upstream is silent, before the first chunk and between chunks", async () => {
+    // The upstream sends its headers, then nothing for 1.3 s before each frame; keep-alive is 1 s.
     upstream.reply({
       kind: "sse",
-      frames: [sseFrame(openAiChunk({ role: "assistant", content: "" })), sseFrame(openAiChunk({ content: "slow" })), sseFrame(openAiChunk({}, "stop")), sseFrame("[DONE]")],
+      frames: ["", sseFrame(openAiChunk({ role: "assistant", content: "slow" })), sseFrame(openAiChunk({}, "stop")), sseFrame("[DONE]")],
       delayMs: 1300
     })
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
@@ -189,9 +190,17 @@ describe("real clients against the gateway", () => {
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
     })
-    const sse = parseSse(await res.text())
-    expect(sse.comments).toBeGreaterThan(0)
-    expect(sse.chunks.map((c) => (c.choices as Array<any>)[0]?.delta.content).join("")).toBe("slow")
+    expect(res.status).toBe(200)
+    const text = await res.text()
+    // Every frame whole: comments and data frames never interleave inside one another.
+    const frames = text.split("\n\n").filter((f) => f !== "")
+    expect(frames.every((f) => f === ": keep-alive" || f.startsWith("data: "))).toBe(true)
+    const kinds = frames.map((f) => (f.startsWith(":") ? "ka" : "data"))
+    const firstData = kinds.indexOf("data")
+    expect(firstData).toBeGreaterThan(0)
+    expect(kinds.slice(firstData).includes("ka")).toBe(true)
+    const sse = parseSse(text)
+    expect(sse.chunks.map((c) => (c.choices as Array<any>)[0]?.delta.content ?? "").join("")).toBe("slow")
     expect(sse.done).toBe(true)
   })
 

@@ -1,36 +1,67 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { withKeepAlive } from "../../src/Streams/KeepAlive.ts"
+import { firstWithin, idleTicker } from "../../src/Streams/KeepAlive.ts"
 
-const encode = (batch: ReadonlyArray<number>) => batch.join(",")
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-describe("withKeepAlive", () => {
-  it.live("encodes each batch once and passes failures through after the data", () =>
+describe("firstWithin", () => {
+  it.live("gives the read's outcome when it comes within the interval", () =>
     Effect.gen(function* () {
-      const source = Stream.fromArrays([1, 2], [3]).pipe(Stream.concat(Stream.fail("boom" as const)))
-      const exit = yield* Effect.exit(Stream.runCollect(withKeepAlive(source, 1000, "ka", encode)))
-      expect(exit._tag).toBe("Failure")
-      const frames = yield* Stream.runCollect(withKeepAlive(Stream.fromArrays([1, 2], [3]), 1000, "ka", encode))
-      expect(frames).toEqual(["1,2", "3"])
+      const scope = yield* Scope.make()
+      const ok = yield* firstWithin(Effect.as(Effect.sleep(5), 1), 1000, scope)
+      expect(ok).toEqual({ _tag: "Done", exit: Exit.succeed(1) })
+      const failed = yield* firstWithin(Effect.fail("boom"), 1000, scope)
+      expect(failed._tag === "Done" && Exit.isFailure(failed.exit)).toBe(true)
+      yield* Scope.close(scope, Exit.void)
     }))
 
-  it.live("sends the frame while the source is silent, then the batch that was pending", () =>
+  it.live("leaves a slow read running, to be joined later", () =>
     Effect.gen(function* () {
-      const source = Stream.make(1).pipe(Stream.concat(Stream.fromEffect(Effect.as(Effect.sleep(130), 2))))
-      const frames = yield* Stream.runCollect(withKeepAlive(source, 50, "ka", encode))
-      expect(frames[0]).toBe("1")
-      expect(frames.at(-1)).toBe("2")
-      const alive = frames.filter((f) => f === "ka").length
-      expect(alive).toBeGreaterThanOrEqual(2)
-      expect(alive).toBeLessThanOrEqual(3)
+      const scope = yield* Scope.make()
+      const first = yield* firstWithin(Effect.as(Effect.sleep(80), 7), 20, scope)
+      expect(first._tag).toBe("Pending")
+      if (first._tag === "Pending") expect(yield* Fiber.join(first.fiber)).toBe(7)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("the pending read ends with its scope (the request)", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const first = yield* firstWithin(Effect.never, 10, scope)
+      expect(first._tag).toBe("Pending")
+      yield* Scope.close(scope, Exit.void)
+      if (first._tag === "Pending") expect(Exit.hasInterrupts(yield* Fiber.await(first.fiber))).toBe(true)
     }))
 
   it.effect("keeps to the test clock when one is installed", () =>
     Effect.gen(function* () {
-      const source = Stream.fromEffect(Effect.as(Effect.sleep("25 seconds"), 7))
-      const fiber = yield* Effect.forkChild(Stream.runCollect(withKeepAlive(source, 10_000, "ka", encode)))
-      for (let i = 0; i < 5; i++) yield* TestClock.adjust("5 seconds")
-      expect(yield* Fiber.join(fiber)).toEqual(["ka", "ka", "7"])
+      const scope = yield* Scope.make()
+      const waiting = yield* Effect.forkChild(firstWithin(Effect.as(Effect.sleep("25 seconds"), 7), 10_000, scope))
+      yield* TestClock.adjust("10 seconds")
+      const first = yield* Fiber.join(waiting)
+      expect(first._tag).toBe("Pending")
+      yield* TestClock.adjust("15 seconds")
+      if (first._tag === "Pending") expect(yield* Fiber.join(first.fiber)).toBe(7)
+      yield* Scope.close(scope, Exit.void)
     }))
+})
+
+describe("idleTicker", () => {
+  it("writes after each interval of silence, and not while touched", async () => {
+    let ticks = 0
+    const ticker = idleTicker(40, () => ticks++)
+    for (let i = 0; i < 6; i++) {
+      await sleep(15)
+      ticker.touch()
+    }
+    expect(ticks).toBe(0)
+    await sleep(130)
+    expect(ticks).toBeGreaterThanOrEqual(2)
+    expect(ticks).toBeLessThanOrEqual(3)
+    ticker.stop()
+    const stoppedAt = ticks
+    await sleep(100)
+    expect(ticks).toBe(stoppedAt)
+  })
 })
