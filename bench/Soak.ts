@@ -10,6 +10,26 @@ export interface SoakResult {
   readonly errors: number
   /** Least-squares slope of RSS over the second half of the soak, MB per minute. */
   readonly slopeMbPerMin: number
+  /**
+   * Theil-Sen slope over the second half (the median of the slopes between every two samples),
+   * MB per minute: a GC dip or spike moves a least-squares fit a lot and this one hardly, so it
+   * is the figure the growth check uses.
+   */
+  readonly robustSlopeMbPerMin: number
+}
+
+const theilSen = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
+  const slopes: Array<number> = []
+  for (let i = 0; i < points.length; i++) {
+    for (let j = i + 1; j < points.length; j++) {
+      const dt = points[j]!.atS - points[i]!.atS
+      if (dt > 0) slopes.push((points[j]!.rssMb - points[i]!.rssMb) / dt)
+    }
+  }
+  if (slopes.length === 0) return Number.NaN
+  slopes.sort((a, b) => a - b)
+  const mid = Math.floor(slopes.length / 2)
+  return (slopes.length % 2 === 1 ? slopes[mid]! : (slopes[mid - 1]! + slopes[mid]!) / 2) * 60
 }
 
 const slope = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
@@ -21,13 +41,13 @@ const slope = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
   return (num / den) * 60
 }
 
-/** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every 10 s. */
+/** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every 5 s. */
 export const soak = async (target: Target, plain: Scenario, streamed: Scenario, durationS: number, connections: number) => {
   const samples: Array<{ atS: number; rssMb: number }> = [{ atS: 0, rssMb: rssMb(target.pid) }]
   const started = Date.now()
   const timer = setInterval(() => {
     samples.push({ atS: Math.round((Date.now() - started) / 1000), rssMb: rssMb(target.pid) })
-  }, 10_000)
+  }, 5_000)
   const load = (scenario: Scenario) =>
     runLoad({
       url: `http://127.0.0.1:${target.port}${scenario.path}`,
@@ -48,6 +68,7 @@ export const soak = async (target: Target, plain: Scenario, streamed: Scenario, 
     samples,
     requests: a.completed + b.completed,
     errors: a.errors + b.errors,
-    slopeMbPerMin: slope(secondHalf)
+    slopeMbPerMin: slope(secondHalf),
+    robustSlopeMbPerMin: theilSen(secondHalf)
   } satisfies SoakResult
 }
