@@ -1,5 +1,6 @@
 import { runLoad } from "./Load.ts"
 import type { Target } from "./Measure.ts"
+import { liveHeapMb } from "./LiveHeap.ts"
 import { rssMb } from "./Processes.ts"
 import type { Scenario } from "./Scenarios.ts"
 
@@ -16,6 +17,8 @@ export interface SoakResult {
    * is the figure the growth check uses.
    */
   readonly robustSlopeMbPerMin: number
+  /** Live JS heap after a full GC, before the soak and after it (a leak shows here, capacity does not). */
+  readonly liveHeapMb: { readonly before: number; readonly after: number }
 }
 
 const theilSen = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
@@ -43,6 +46,7 @@ const slope = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
 
 /** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every 5 s. */
 export const soak = async (target: Target, plain: Scenario, streamed: Scenario, durationS: number, connections: number) => {
+  const liveBefore = await liveHeapMb(target.pid)
   const samples: Array<{ atS: number; rssMb: number }> = [{ atS: 0, rssMb: rssMb(target.pid) }]
   const started = Date.now()
   const timer = setInterval(() => {
@@ -63,12 +67,14 @@ export const soak = async (target: Target, plain: Scenario, streamed: Scenario, 
   clearInterval(timer)
   samples.push({ atS: Math.round((Date.now() - started) / 1000), rssMb: rssMb(target.pid) })
   const secondHalf = samples.filter((s) => s.atS >= durationS / 2)
+  const liveAfter = await liveHeapMb(target.pid)
   return {
     seconds: (Date.now() - started) / 1000,
     samples,
     requests: a.completed + b.completed,
     errors: a.errors + b.errors,
     slopeMbPerMin: slope(secondHalf),
-    robustSlopeMbPerMin: theilSen(secondHalf)
+    robustSlopeMbPerMin: theilSen(secondHalf),
+    liveHeapMb: { before: liveBefore, after: liveAfter }
   } satisfies SoakResult
 }

@@ -189,7 +189,8 @@ try {
       "",
       `Soak: ${soaked.seconds.toFixed(0)} s, ${soaked.requests} requests, ${soaked.errors} errors; RSS every 5 s (MB): ` +
         soaked.samples.map((s) => s.rssMb.toFixed(0)).join(" ") +
-        `; slope over the second half ${soaked.robustSlopeMbPerMin.toFixed(2)} MB/min (Theil-Sen), ${soaked.slopeMbPerMin.toFixed(2)} MB/min (least squares)`
+        `; slope over the second half ${soaked.robustSlopeMbPerMin.toFixed(2)} MB/min (Theil-Sen), ${soaked.slopeMbPerMin.toFixed(2)} MB/min (least squares)` +
+        `; live JS heap after a full GC ${soaked.liveHeapMb.before.toFixed(1)} MB before the soak, ${soaked.liveHeapMb.after.toFixed(1)} MB after it`
     )
   }
   const checks = targetChecks(results, open.get("gateway"), openFresh.get("gateway"))
