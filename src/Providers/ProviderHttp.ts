@@ -87,6 +87,10 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
         () =>
           new Agent({
             connect: { timeout: timeouts.connect_ms },
+            // UpstreamExchange enforces the provider's first-byte, idle and total timeouts itself;
+            // undici's own header and body timers would be a second timer per request.
+            headersTimeout: 0,
+            bodyTimeout: 0,
             keepAliveTimeout: 30_000,
             keepAliveMaxTimeout: 600_000
           })
