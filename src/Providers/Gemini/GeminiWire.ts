@@ -6,14 +6,9 @@
  * @see https://ai.google.dev/api/generate-content
  */
 
-export type JsonRecord = { readonly [key: string]: unknown }
+import type { JsonRecord } from "../JsonReaders.ts"
 
-export const isRecord = (value: unknown): value is JsonRecord =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-export const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
-export const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined)
-export const arr = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
-export const rec = (value: unknown): JsonRecord => (isRecord(value) ? value : {})
+export { arr, isRecord, type JsonRecord, num, rec, str } from "../JsonReaders.ts"
 
 /** @see https://ai.google.dev/api/caching#Part */
 export type GeminiPart =

@@ -5,16 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 
-export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json | undefined }
-export type JsonRecord = { readonly [key: string]: Json | undefined }
-
-export const isRecord = (value: unknown): value is JsonRecord =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-export const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
-export const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined)
-export const arr = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
-export const rec = (value: unknown): JsonRecord => (isRecord(value) ? value : {})
+export { arr, isRecord, type JsonRecord, num, rec, str } from "../JsonReaders.ts"
 
 export interface OpenAiUsageWire {
   readonly prompt_tokens?: number
