@@ -31,6 +31,23 @@ export const streamFrames: ReadonlyArray<Buffer> = [
 ]
 const heldFrames = 3
 
+/** A stream of `n` content chunks between the role and the finish (for the per-chunk cost). */
+const longFrameSets = new Map<number, ReadonlyArray<Buffer>>()
+const longFrames = (n: number): ReadonlyArray<Buffer> => {
+  let frames = longFrameSets.get(n)
+  if (frames === undefined) {
+    frames = [
+      chunk({ role: "assistant", content: "", refusal: null }),
+      ...Array.from({ length: n }, (_, i) => chunk({ content: `word${i} ` })),
+      chunk({}, "stop"),
+      frame({ ...base, choices: [], usage }),
+      frame("[DONE]")
+    ]
+    longFrameSets.set(n, frames)
+  }
+  return frames
+}
+
 const completion = Buffer.from(
   JSON.stringify({
     id: "chatcmpl-bench",
@@ -72,8 +89,8 @@ const embedding = Buffer.from(
 const jsonHeaders = (body: Buffer) => ({ "content-type": "application/json", "content-length": String(body.length) })
 const sseHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" }
 
-/** Writes frames from `from` to the end, one per turn of the event loop. */
-const writeFrames = (res: ServerResponse, from: number, to: number, end: boolean) => {
+/** Writes frames from `from` to `to`, one per turn of the event loop. */
+const writeFrames = (res: ServerResponse, from: number, to: number, end: boolean, frames = streamFrames) => {
   let i = from
   const next = () => {
     if (res.destroyed) return
@@ -81,7 +98,7 @@ const writeFrames = (res: ServerResponse, from: number, to: number, end: boolean
       if (end) res.end()
       return
     }
-    res.write(streamFrames[i++]!)
+    res.write(frames[i++]!)
     setImmediate(next)
   }
   next()
@@ -112,6 +129,13 @@ export const startFakeUpstream = (port = 0) => {
       held.add(res)
       res.on("close", () => held.delete(res))
       writeFrames(res, 0, heldFrames, false)
+      return
+    }
+    const long = /^\/long\/(\d+)\/v1\/chat\/completions$/.exec(url)
+    if (long !== null) {
+      const frames = longFrames(Number(long[1]))
+      res.writeHead(200, sseHeaders)
+      writeFrames(res, 0, frames.length, true, frames)
       return
     }
     if (url === "/control/release") {

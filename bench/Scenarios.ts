@@ -50,6 +50,20 @@ export const scenarios: ReadonlyArray<Scenario> = [
   }
 ]
 
+/** Content chunks per stream for the per-chunk cost check (each size has its own model). */
+export const longStreamSizes: ReadonlyArray<number> = [100, 400, 1600]
+const longModel = (chunks: number) => `bench-long-${chunks}`
+
+/** A stream of `chunks` content chunks through the gateway. */
+export const longStreamScenario = (chunks: number): Scenario => ({
+  name: "stream",
+  path: "/v1/chat/completions",
+  body: JSON.stringify({ model: longModel(chunks), messages, max_tokens: 64, stream: true }),
+  ttfb: false,
+  verify: (body) => body.endsWith(done) && body.includes(`word${chunks - 1} `) && !body.includes('"stream_error"'),
+  gatewayEndpoint: true
+})
+
 /** A stream the fake upstream holds open after three chunks (for the open-streams test). */
 export const holdBody = JSON.stringify({ model: holdModel, messages, max_tokens: 64, stream: true })
 
@@ -57,7 +71,13 @@ export const holdBody = JSON.stringify({ model: holdModel, messages, max_tokens:
 export const gatewayConfig = (upstreamPort: number) => ({
   providers: [
     { id: "fake-openai", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1`, api_key: "sk-bench-upstream" },
-    { id: "fake-hold", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/hold/v1`, api_key: "sk-bench-upstream" }
+    { id: "fake-hold", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/hold/v1`, api_key: "sk-bench-upstream" },
+    ...longStreamSizes.map((n) => ({
+      id: `fake-long-${n}`,
+      kind: "openai",
+      base_url: `http://127.0.0.1:${upstreamPort}/long/${n}/v1`,
+      api_key: "sk-bench-upstream"
+    }))
   ],
   models: [
     {
@@ -79,6 +99,12 @@ export const gatewayConfig = (upstreamPort: number) => ({
       deployments: [{ provider: "fake-openai", model: "text-embedding-3-small" }],
       capabilities: { dimensions: 1536 },
       pricing: { input_per_mtok: 0.02 }
-    }
+    },
+    ...longStreamSizes.map((n) => ({
+      id: longModel(n),
+      kind: "chat",
+      deployments: [{ provider: `fake-long-${n}`, model: "gpt-4o-mini" }],
+      pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 }
+    }))
   ]
 })

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { interleaved, type Target } from "./Measure.ts"
+import { longStreams, type LongStreamsResult, longStreamsTable } from "./LongStreams.ts"
 import { holdOpenStreams, type OpenStreamsResult } from "./OpenStreams.ts"
 import { canPin, machineDescription, runScript, type Service, service, spawnNode, startScript, waitForHttp } from "./Processes.ts"
 import { checksTable, openStreamsTable, resultsTable, type ScenarioResult, targetChecks } from "./Report.ts"
@@ -163,6 +164,14 @@ try {
   }
   if (!flag("no-open-streams")) await holdStreams("after load", open)
 
+  // The cost of a chunk must not depend on how many came before it.
+  let long: LongStreamsResult | undefined
+  const gatewayTarget = targets.find((t) => t.name === "gateway")
+  if (!flag("no-long-streams") && gatewayTarget !== undefined) {
+    log("long streams: 100, 400 and 1,600 content chunks at concurrency 8 on the gateway")
+    long = await longStreams(gatewayTarget, { connections: 8, durationS, warmupS, log })
+  }
+
   let soaked: SoakResult | undefined
   if (flag("soak")) {
     const seconds = Number(option("soak-seconds") ?? 300)
@@ -184,6 +193,9 @@ try {
       openStreamsTable([...prefixed("fresh", openFresh), ...prefixed("after load", open)])
     )
   }
+  if (long !== undefined) {
+    out.push("", "Long streams through the gateway (concurrency 8):", "", longStreamsTable(long))
+  }
   if (soaked !== undefined) {
     out.push(
       "",
@@ -194,6 +206,14 @@ try {
     )
   }
   const checks = targetChecks(results, open.get("gateway"), openFresh.get("gateway"))
+  if (long !== undefined && long.marginalUs.length === 2) {
+    const [early, late] = long.marginalUs as readonly [{ readonly usPerChunk: number }, { readonly usPerChunk: number }]
+    checks.push({
+      target: "stream CPU per chunk independent of the chunks before it (added cost per chunk, 400-1,600 vs 100-400, within 25%)",
+      measured: `${late.usPerChunk.toFixed(1)} vs ${early.usPerChunk.toFixed(1)} us`,
+      ok: Math.abs(late.usPerChunk - early.usPerChunk) <= 0.25 * early.usPerChunk
+    })
+  }
   if (soaked !== undefined) {
     checks.push(
       {
