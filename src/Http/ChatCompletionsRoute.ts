@@ -6,14 +6,11 @@ import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { ChatCompletions } from "../Services/ChatCompletions.ts"
 import { GatewayConfigFile } from "../Services/GatewayConfigLoader.ts"
-import { openMeter, type RequestMeter } from "../Services/UsageMeter.ts"
+import type { RequestMeter } from "../Services/UsageMeter.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { firstWithin, type IdleTicker, idleTicker } from "../Streams/KeepAlive.ts"
 import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
-import { authenticated, CurrentPrincipal } from "./Authentication.ts"
-import { statusOf } from "./ErrorResponse.ts"
-import { CurrentRequestId } from "./Handler.ts"
-import { readJsonObject } from "./JsonBody.ts"
+import { meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 
@@ -90,33 +87,13 @@ const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: R
     })
   })
 
-// Written as a chain rather than a generator: this runs on every request, and each step of a
-// generator costs an iterator round trip.
-const chatCompletions = authenticated(
-  "chat",
-  Effect.flatMap(Effect.context<CurrentPrincipal | ChatCompletions>(), (context) => {
-    const principal = Context.get(context, CurrentPrincipal)
-    const chat = Context.get(context, ChatCompletions)
-    const requestId = Context.get(context, CurrentRequestId)
-    return Effect.flatMap(openMeter({ principal, endpoint: "chat", requestId }), (meter) =>
-      readJsonObject.pipe(
-        Effect.flatMap(decodeChatRequest),
-        Effect.flatMap((request) => {
-          meter.requestedModel = request.model
-          return chat.run(request, meter, principal.projectId)
-        }),
-        Effect.flatMap((result) =>
-          result._tag === "Json"
-            ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-            : streamResponse(result.chunks, meter)
-        ),
-        Effect.tapError((error) =>
-          Effect.sync(() => {
-            meter.status = statusOf(error.reason).status
-          })
-        )
-      ))
-  })
-)
+const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
+  Effect.flatMap(Effect.service(ChatCompletions), (chat) => chat.run(request, meter, principal.projectId)).pipe(
+    Effect.flatMap((result) =>
+      result._tag === "Json"
+        ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
+        : streamResponse(result.chunks, meter)
+    )
+  ))
 
 export const chatRoutes = [route("POST", "/v1/chat/completions", chatCompletions)]

@@ -1,5 +1,5 @@
 /**
- * Lenient readers for provider answers: any field may be missing, null or of another type, and
+ * Lenient readers for provider answers: every field may be missing, null or of another type, and
  * the hot path reads parsed JSON directly instead of running a schema over it.
  */
 

@@ -1,0 +1,43 @@
+import { Context, Effect } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
+import type { GatewayError } from "../Domain/GatewayError.ts"
+import type { UsageEndpoint } from "../Domain/UsageEvent.ts"
+import { openMeter, type RequestMeter } from "../Services/UsageMeter.ts"
+import { authenticated, CurrentPrincipal } from "./Authentication.ts"
+import { statusOf } from "./ErrorResponse.ts"
+import { CurrentRequestId } from "./Handler.ts"
+import { readJsonObject } from "./JsonBody.ts"
+
+/**
+ * A model endpoint with a JSON body: the key is checked for `scope`, a usage meter is opened
+ * (written when the request ends, whatever happens), the body is decoded, and the status of a
+ * failure is put on the meter. Written as a chain rather than a generator: this runs on every
+ * request, and each step of a generator costs an iterator round trip.
+ */
+export const meteredEndpoint = <A extends { readonly model: string }, R>(
+  scope: ApiScope,
+  endpoint: UsageEndpoint,
+  decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
+) =>
+  authenticated(
+    scope,
+    Effect.flatMap(Effect.context<CurrentPrincipal>(), (context) => {
+      const principal = Context.get(context, CurrentPrincipal)
+      const requestId = Context.get(context, CurrentRequestId)
+      return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) =>
+        readJsonObject.pipe(
+          Effect.flatMap(decode),
+          Effect.flatMap((request) => {
+            meter.requestedModel = request.model
+            return respond(request, meter, principal)
+          }),
+          Effect.tapError((error) =>
+            Effect.sync(() => {
+              meter.status = statusOf(error.reason).status
+            })
+          )
+        ))
+    })
+  )
