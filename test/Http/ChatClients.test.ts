@@ -3,28 +3,24 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import OpenAI from "openai"
 import { UsageLedger } from "../../src/Services/UsageLedger.ts"
-import { type FakeUpstream, sseFrame, startFakeUpstream } from "../support/FakeUpstream.ts"
+import { type FakeUpstream, sseFrame } from "../support/FakeUpstream.ts"
 import { openAiChunk, openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
 import { validateAgainst } from "../support/OpenApiValidator.ts"
 import { parseSse } from "../support/SseClient.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 
 describe("real clients against the gateway", () => {
-  let storage: TestStorage
   let gw: TestGateway
   let upstream: FakeUpstream
   let key: string
   let client: OpenAI
+  let setup: GatewayOnUpstream
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
-      config: {
+    setup = await startGatewayOnUpstream({
+      config: (up) => ({
         server: { keepalive_seconds: 1 },
-        providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
+        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-up" }],
         models: [
           {
             id: "gpt-test",
@@ -34,16 +30,13 @@ describe("real clients against the gateway", () => {
             pricing: { input_per_mtok: 1, output_per_mtok: 2 }
           }
         ]
-      }
+      })
     })
-    key = (await gw.createKey()).secret
+    ;({ gw, upstream } = setup)
+    key = setup.key.secret
     client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 })
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
-    await storage?.cleanup()
-  })
+  afterAll(() => setup?.stop())
   beforeEach(() => upstream.reset())
 
   it("openai SDK: create, and the body validates against CreateChatCompletionResponse", async () => {

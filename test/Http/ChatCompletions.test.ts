@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
 import { parseSse } from "../support/SseClient.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 
 describe("POST /v1/chat/completions through OpenAI", () => {
-  let storage: TestStorage
   let gw: TestGateway
   let upstream: FakeUpstream
   let key: string
@@ -16,14 +14,12 @@ describe("POST /v1/chat/completions through OpenAI", () => {
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body)
     })
+  let setup: GatewayOnUpstream
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
-      config: {
-        providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-upstream-secret" }],
+    setup = await startGatewayOnUpstream({
+      config: (up) => ({
+        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-upstream-secret" }],
         models: [
           {
             id: "gpt-test",
@@ -32,15 +28,12 @@ describe("POST /v1/chat/completions through OpenAI", () => {
             capabilities: { tools: true, structured_output: true, vision: true, logprobs: true }
           }
         ]
-      }
+      })
     })
-    key = (await gw.createKey()).secret
+    ;({ gw, upstream } = setup)
+    key = setup.key.secret
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
-    await storage?.cleanup()
-  })
+  afterAll(() => setup?.stop())
   beforeEach(() => upstream.reset())
 
   it("answers a plain completion in the spec's shape", async () => {

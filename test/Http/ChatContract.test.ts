@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiCompletion } from "../support/OpenAiFixtures.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 
 const user = (content: unknown) => ({ role: "user", content })
 const base = { model: "gpt-test", messages: [user("hi")] }
@@ -35,7 +34,6 @@ const violations: ReadonlyArray<[string, Record<string, unknown>, string]> = [
 ]
 
 describe("chat request contract", () => {
-  let storage: TestStorage
   let gw: TestGateway
   let upstream: FakeUpstream
   let key: string
@@ -45,29 +43,24 @@ describe("chat request contract", () => {
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify(body)
     })
+  let setup: GatewayOnUpstream
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
-      config: {
+    setup = await startGatewayOnUpstream({
+      config: (up) => ({
         files: { max_inline_mb: 1 },
-        providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
+        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-up" }],
         models: [
           { id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }], capabilities: { tools: true, logprobs: true, file_input: true, vision: true } },
           { id: "text-only", kind: "chat", deployments: [{ provider: "openai", model: "gpt-3.5" }] },
           { id: "embed", kind: "embedding", deployments: [{ provider: "openai", model: "text-embedding-3-small" }] }
         ]
-      }
+      })
     })
-    key = (await gw.createKey()).secret
+    ;({ gw, upstream } = setup)
+    key = setup.key.secret
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
-    await storage?.cleanup()
-  })
+  afterAll(() => setup?.stop())
   beforeEach(() => upstream.reset())
 
   for (const [name, patch, param] of violations) {

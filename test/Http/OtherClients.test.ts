@@ -2,35 +2,28 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/v
 import { createOpenAI } from "@ai-sdk/openai"
 import { ChatOpenAI } from "@langchain/openai"
 import { generateText, jsonSchema, streamText, tool } from "ai"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 
 /** The Vercel AI SDK and LangChain, pointed at the gateway, work unchanged. */
 describe("other real clients", () => {
-  let storage: TestStorage
   let gw: TestGateway
   let upstream: FakeUpstream
   let key: string
+  let setup: GatewayOnUpstream
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
-      config: {
-        providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
+    setup = await startGatewayOnUpstream({
+      config: (up) => ({
+        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-up" }],
         models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }], capabilities: { tools: true } }]
-      }
+      })
     })
-    key = (await gw.createKey()).secret
+    ;({ gw, upstream } = setup)
+    key = setup.key.secret
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
-    await storage?.cleanup()
-  })
+  afterAll(() => setup?.stop())
   beforeEach(() => upstream.reset())
 
   it("Vercel AI SDK: generateText and streamText over chat completions", async () => {

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { UsageLedger } from "../../src/Services/UsageLedger.ts"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import type { FakeUpstream } from "../support/FakeUpstream.ts"
+import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 
 /**
  * The routing deadline on real adapters: their upstream calls end by themselves at the
@@ -12,29 +11,23 @@ import { startGateway, type TestGateway } from "../support/TestGateway.ts"
  * is logged as cancelled rather than held against the provider's health.
  */
 describe("the routing deadline over HTTP", () => {
-  let storage: TestStorage
   let gw: TestGateway
   let upstream: FakeUpstream
   let key: { secret: string; keyId: string }
+  let setup: GatewayOnUpstream
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
-      config: {
+    setup = await startGatewayOnUpstream({
+      config: (up) => ({
         routing: { deadline_ms: 700, attempts_per_model: 3, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 1 },
-        providers: [{ id: "slow", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "k", timeouts: { first_byte_ms: 30_000 } }],
+        providers: [{ id: "slow", kind: "openai", base_url: `${up.url}/v1`, api_key: "k", timeouts: { first_byte_ms: 30_000 } }],
         models: [{ id: "patient", kind: "chat", deployments: [{ provider: "slow", model: "m" }] }]
-      }
+      })
     })
-    key = await gw.createKey()
+    ;({ gw, upstream } = setup)
+    key = setup.key
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
-    await storage?.cleanup()
-  })
+  afterAll(() => setup?.stop())
 
   it("answers 504 at the deadline, closes the upstream call and counts the attempt as cancelled", async () => {
     upstream.always({ kind: "hang" })

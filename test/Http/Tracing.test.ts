@@ -3,36 +3,29 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { SpanKind } from "@opentelemetry/api"
 import { Layer } from "effect"
 import { tracingLayer } from "../../src/Observability.ts"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiCompletion } from "../support/OpenAiFixtures.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 
 describe("OpenTelemetry traces", () => {
   const exporter = new InMemorySpanExporter()
-  let storage: TestStorage
   let gw: TestGateway
   let upstream: FakeUpstream
   let key: { secret: string; projectId: string }
+  let setup: GatewayOnUpstream
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
+    setup = await startGatewayOnUpstream({
       observability: Layer.orDie(tracingLayer(new SimpleSpanProcessor(exporter))) as Layer.Layer<never>,
-      config: {
-        providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-upstream-secret-value" }],
+      config: (up) => ({
+        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-upstream-secret-value" }],
         models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }] }]
-      }
+      })
     })
-    key = await gw.createKey()
+    ;({ gw, upstream } = setup)
+    key = setup.key
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
-    await storage?.cleanup()
-  })
+  afterAll(() => setup?.stop())
 
   it("one SERVER span per request with route, status and project; no secrets anywhere", async () => {
     exporter.reset()

@@ -3,38 +3,31 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Layer } from "effect"
 import { tracingLayer } from "../../src/Observability.ts"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiCompletion, openAiTextFrames } from "../support/OpenAiFixtures.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 
 // The upstream client is undici's dispatcher, not Effect's HttpClient: with a tracer installed
 // it must still open a CLIENT span per provider call and pass the trace on to the provider.
 describe("traces across the upstream call", () => {
   const exporter = new InMemorySpanExporter()
-  let storage: TestStorage
   let gw: TestGateway
   let upstream: FakeUpstream
   let secret: string
+  let setup: GatewayOnUpstream
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
+    setup = await startGatewayOnUpstream({
       observability: Layer.orDie(tracingLayer(new SimpleSpanProcessor(exporter))) as Layer.Layer<never>,
-      config: {
-        providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-upstream-secret-value" }],
+      config: (up) => ({
+        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-upstream-secret-value" }],
         models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }] }]
-      }
+      })
     })
-    secret = (await gw.createKey()).secret
+    ;({ gw, upstream } = setup)
+    secret = setup.key.secret
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
-    await storage?.cleanup()
-  })
+  afterAll(() => setup?.stop())
 
   const post = (body: Record<string, unknown>) =>
     fetch(`${gw.url}/v1/chat/completions`, {

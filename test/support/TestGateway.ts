@@ -6,7 +6,8 @@ import { Accounts } from "../../src/Services/Accounts.ts"
 import { ApiKeys } from "../../src/Services/ApiKeys.ts"
 import { AppConfig, type AppSettings } from "../../src/Services/AppConfig.ts"
 import { decodeConfig, GatewayConfigFile } from "../../src/Services/GatewayConfigLoader.ts"
-import type { TestStorage } from "./TestDatabase.ts"
+import { type FakeUpstream, startFakeUpstream } from "./FakeUpstream.ts"
+import { makeTestStorage, type TestStorage } from "./TestDatabase.ts"
 
 export interface StartOptions {
   readonly storage: TestStorage
@@ -92,3 +93,33 @@ export const startGateway = async (options: StartOptions) => {
   }
 }
 export type TestGateway = Awaited<ReturnType<typeof startGateway>>
+
+/** What most HTTP tests start from: fresh storage, one fake upstream, a gateway in front of it and a key. */
+export const startGatewayOnUpstream = async (
+  options: Omit<StartOptions, "storage" | "config"> & { readonly config: (upstream: FakeUpstream) => unknown }
+) => {
+  const storage = await makeTestStorage()
+  const upstream = await startFakeUpstream()
+  const stopOthers = async () => {
+    await upstream.stop()
+    await storage.cleanup()
+  }
+  let gw: TestGateway
+  try {
+    gw = await startGateway({ ...options, storage, config: options.config(upstream) })
+  } catch (error) {
+    await stopOthers()
+    throw error
+  }
+  const key = await gw.createKey()
+  return {
+    upstream,
+    gw,
+    key,
+    stop: async () => {
+      await gw.stop()
+      await stopOthers()
+    }
+  }
+}
+export type GatewayOnUpstream = Awaited<ReturnType<typeof startGatewayOnUpstream>>
