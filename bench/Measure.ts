@@ -87,6 +87,28 @@ export const summarise = (phases: ReadonlyArray<Phase>): Summary => {
 }
 
 /**
+ * Brings a target to its steady state before anything is measured: rounds of `scenario` at
+ * `connections` until the CPU per request of a round is within `tolerance` of the round before
+ * (at most `maxRounds`). A JIT-compiled server keeps getting cheaper for tens of seconds after
+ * start, the more code it runs the longer; a short warm-up charges that to whichever scenario
+ * happens to run first. Returns the CPU per request of each round.
+ */
+export const warmUp = async (
+  target: Target,
+  scenario: Scenario,
+  connections: number,
+  options: { readonly roundS: number; readonly maxRounds: number; readonly tolerance: number }
+): Promise<Array<number>> => {
+  const cpu: Array<number> = []
+  for (let round = 0; round < options.maxRounds; round++) {
+    cpu.push((await measure(target, scenario, connections, options.roundS)).cpuMsPerRequest)
+    const [previous, last] = cpu.slice(-2)
+    if (cpu.length >= 3 && Math.abs(last! - previous!) <= options.tolerance * previous!) break
+  }
+  return cpu
+}
+
+/**
  * Runs every target against one scenario and concurrency: a warm-up round, then `rounds`
  * rounds in a rotating order so drift in the machine hits every target alike.
  */

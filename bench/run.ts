@@ -4,7 +4,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { interleaved, type Target } from "./Measure.ts"
+import { interleaved, type Target, warmUp } from "./Measure.ts"
 import { longStreams, type LongStreamsResult, longStreamsTable } from "./LongStreams.ts"
 import { holdOpenStreams, type OpenStreamsResult } from "./OpenStreams.ts"
 import { canPin, machineDescription, runScript, type Service, service, spawnNode, startScript, waitForHttp } from "./Processes.ts"
@@ -18,7 +18,8 @@ import { soak, type SoakResult } from "./Soak.ts"
  * upstream to CPU 1. Prints one markdown table and the target checks.
  *
  * Flags: --soak (adds a 5-minute soak), --quick (short rounds), --rounds N, --duration S,
- * --scenarios chat,stream,embeddings, --concurrency 1,64, --no-open-streams, --bare undici,node,fetch
+ * --scenarios chat,stream,embeddings, --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
+ * warm-up to steady state), --bare undici,node,fetch
  * (adds the bare Effect server -> Effect client proxy with those clients as targets),
  * --no-gateway, --gateway-node-args "<args>", --compare name=<checkout> (another copy of the
  * repository's gateway as an extra target, for before/after figures), --keep (keep the temp dir),
@@ -154,9 +155,24 @@ try {
   const open = new Map<string, OpenStreamsResult>()
   if (!flag("no-open-streams")) await holdStreams("fresh", openFresh)
 
+  const servedBy = (t: Target, scenario: (typeof scenarios)[number]) =>
+    t.name === "direct" || t.name === "floor" || t.name.startsWith("effect-bare") || scenario.gatewayEndpoint
+  // Every target reaches its steady state on every scenario before the first measured round.
+  const warmUps: Array<string> = []
+  if (!flag("no-warm-up")) {
+    for (const target of targets) {
+      for (const scenario of scenarios.filter((s) => wanted.has(s.name) && servedBy(target, s))) {
+        const cpu = await warmUp(target, scenario, 64, { roundS: quick ? 2 : 3, maxRounds: quick ? 4 : 12, tolerance: 0.05 })
+        const line = `${target.name} ${scenario.name}: ${cpu.map((c) => c.toFixed(3)).join(", ")} ms CPU/req`
+        log(`  warm-up ${line}`)
+        warmUps.push(line)
+      }
+    }
+  }
+
   const results: Array<ScenarioResult> = []
   for (const scenario of scenarios.filter((s) => wanted.has(s.name))) {
-    const applicable = targets.filter((t) => t.name === "direct" || t.name === "floor" || t.name.startsWith("effect-bare") || scenario.gatewayEndpoint)
+    const applicable = targets.filter((t) => servedBy(t, scenario))
     for (const connections of concurrencies) {
       const summaries = await interleaved(applicable, scenario, connections, { rounds, durationS, warmupS, log })
       results.push({ scenario: scenario.name, connections, summaries, ttfb: scenario.ttfb })
@@ -181,10 +197,12 @@ try {
 
   const out: Array<string> = [
     `Machine: ${machineDescription()}. ${pinned ? "Gateway and floor pinned to CPU 0; autocannon and the fake upstream on CPU 1." : "Not pinned."}`,
-    `Rounds: ${rounds} x ${durationS} s per target (after a ${warmupS} s warm-up), interleaved; medians over rounds, CPU over all requests.`,
+    `Warm-up: every target, on every scenario at concurrency 64, in ${quick ? 2 : 3} s rounds until the CPU per request of a round is within 5% of the round before (at least 3 rounds, at most ${quick ? 4 : 12}).`,
+    `Rounds: ${rounds} x ${durationS} s per target (after a ${warmupS} s warm-up at the round's concurrency), interleaved; medians over rounds, CPU over all requests.`,
     "",
     resultsTable(results, names)
   ]
+  if (warmUps.length > 0) out.push("", "Warm-up rounds (CPU ms per request, in order):", "", ...warmUps.map((line) => `- ${line}`))
   if (open.size > 0) {
     out.push(
       "",

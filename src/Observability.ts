@@ -1,5 +1,6 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Effect, Layer, Logger, type LogLevel, References } from "effect"
+import { requestJsonLogger } from "./Http/RequestLogger.ts"
 import { AppConfig } from "./Services/AppConfig.ts"
 
 const levels: Record<string, LogLevel.LogLevel> = {
@@ -13,11 +14,11 @@ const levels: Record<string, LogLevel.LogLevel> = {
   none: "None"
 }
 
-/** One JSON object per line on stdout; LOG_LEVEL picks the minimum level. */
+/** One JSON object per line on stdout, naming the request a line belongs to; LOG_LEVEL picks the minimum level. */
 export const LoggingLive = Layer.unwrap(
   Effect.map(AppConfig, (app) =>
     Layer.mergeAll(
-      Logger.layer([Logger.consoleJson]),
+      Logger.layer([requestJsonLogger]),
       Layer.succeed(References.MinimumLogLevel, levels[app.logLevel.toLowerCase()] ?? "Info")
     )
   )

@@ -42,4 +42,4 @@ export const authenticated = <A, E, R>(
         )
       )
     )
-  }).pipe(Effect.annotateLogs("scope", scope))
+  })

@@ -1,13 +1,28 @@
 import { Cause, Context, Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 
-/** The id of the request being served; sent back as `x-request-id` and written to logs and usage. */
-export const CurrentRequestId = Context.Reference<string>("gateway/CurrentRequestId", {
-  defaultValue: () => "req_unknown"
-})
+// Keyed by the platform's request object (Node's message), which lives exactly as long as the
+// request: the id costs no context entry, and whatever serves the request finds the same one.
+const requestIds = new WeakMap<object, string>()
+
+/** The id of a request; sent back as `x-request-id` and written to its logs and usage. */
+export const requestIdOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  let id = requestIds.get(request.source)
+  if (id === undefined) {
+    id = Ids.requestId()
+    requestIds.set(request.source, id)
+  }
+  return id
+}
+
+/** The id of the request being served. */
+export const currentRequestId: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest> = Effect.map(
+  Effect.service(HttpServerRequest.HttpServerRequest),
+  requestIdOf
+)
 
 export interface HandleOptions {
   readonly filesEndpoint?: boolean
@@ -22,9 +37,9 @@ export interface HandleOptions {
 export const handle = <R>(
   effect: Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
   options: HandleOptions = {}
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
-  Effect.suspend(() => {
-    const requestId = Ids.requestId()
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.withFiber((fiber) => {
+    const requestId = requestIdOf(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest))
     const render = { requestId, ...(options.filesEndpoint === true ? { filesEndpoint: true } : {}) }
     return effect.pipe(
       Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
@@ -35,8 +50,6 @@ export const handle = <R>(
         return Effect.logError("unhandled defect", cause).pipe(
           Effect.as(errorResponse(GatewayError.internal("unhandled defect"), render))
         )
-      }),
-      Effect.provideService(CurrentRequestId, requestId),
-      Effect.annotateLogs("request_id", requestId)
+      })
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
   })

@@ -1,3 +1,4 @@
+import { IncomingMessage } from "node:http"
 import { ByteSize, Context, Effect, Schema } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { GatewayError } from "../Domain/GatewayError.ts"
@@ -30,6 +31,61 @@ const parseObject = (text: string): Effect.Effect<Record<string, unknown>, Gatew
   return Effect.succeed(parsed as Record<string, unknown>)
 }
 
+const unreadable = () => GatewayError.invalid("The request body could not be read.")
+const decoder = new TextDecoder()
+
+/**
+ * The body of a Node request as text, read straight from the message: one callback instead of
+ * the platform's cached stream reader and the `MaxBodySize` context entry it needs, which the
+ * model endpoints would pay on every request. Bytes past `limit` end the read with a 413; the
+ * server's teardown deals with the rest of the body. Decoded like the platform does (a BOM
+ * dropped, bad UTF-8 replaced).
+ */
+const readIncoming = (source: IncomingMessage, limit: number): Effect.Effect<string, GatewayError> =>
+  Effect.callback<string, GatewayError>((resume) => {
+    if (source.readableEnded || source.destroyed) return resume(Effect.fail(unreadable()))
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onFailure)
+      source.off("close", onFailure)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) return void chunks.push(chunk)
+      stop()
+      resume(Effect.fail(tooLarge(limit)))
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))))
+    }
+    // `close` before `end`: the client went away mid-body.
+    const onFailure = () => {
+      stop()
+      resume(Effect.fail(unreadable()))
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onFailure)
+    source.on("close", onFailure)
+    return Effect.sync(stop)
+  })
+
+// The platform's reader, for what `readIncoming` leaves to it: `Expect: 100-continue` (the
+// platform answers the expectation when the body is read) and non-Node requests (tests).
+const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  request.text.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
+    Effect.catch((error) =>
+      error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+        ? Effect.fail(tooLarge(limit))
+        : Effect.fail(unreadable())
+    )
+  )
+
 /**
  * Reads a JSON object body. A declared Content-Length over the limit is refused before any
  * byte is read; a chunked body is cut off as soon as it passes the limit.
@@ -44,15 +100,11 @@ export const readJsonObject: Effect.Effect<Record<string, unknown>, GatewayError
       }
       const declared = Number(request.headers["content-length"] ?? "")
       if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(limit))
-      return request.text.pipe(
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
-        Effect.catch((error) =>
-          error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
-            ? Effect.fail(tooLarge(limit))
-            : Effect.fail(GatewayError.invalid("The request body could not be read."))
-        ),
-        Effect.flatMap(parseObject)
-      )
+      const source = request.source
+      const text = source instanceof IncomingMessage && source.headers.expect === undefined
+        ? readIncoming(source, limit)
+        : readThroughPlatform(request, limit)
+      return Effect.flatMap(text, parseObject)
     })
   )
 

@@ -1,12 +1,12 @@
 import { Context, Effect } from "effect"
-import type { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import type { UsageEndpoint } from "../Domain/UsageEvent.ts"
 import { openMeter, type RequestMeter } from "../Services/UsageMeter.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { statusOf } from "./ErrorResponse.ts"
-import { CurrentRequestId } from "./Handler.ts"
+import { requestIdOf } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 
 /**
@@ -23,9 +23,9 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
 ) =>
   authenticated(
     scope,
-    Effect.flatMap(Effect.context<CurrentPrincipal>(), (context) => {
+    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest>(), (context) => {
       const principal = Context.get(context, CurrentPrincipal)
-      const requestId = Context.get(context, CurrentRequestId)
+      const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) =>
         readJsonObject.pipe(
           Effect.flatMap(decode),

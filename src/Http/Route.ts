@@ -1,5 +1,5 @@
 import type { Effect } from "effect"
-import type { HttpRouter, HttpServerResponse } from "effect/http"
+import type { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { handle, type HandleOptions } from "./Handler.ts"
 
@@ -23,4 +23,4 @@ export const route = <R>(
   path: HttpRouter.PathInput,
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
   options?: HandleOptions
-): Route<R> => ({ method, path, handler: handle(handler, options) })
+): Route<R | HttpServerRequest.HttpServerRequest> => ({ method, path, handler: handle(handler, options) })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { request as httpRequest } from "node:http"
 import { Effect } from "effect"
 import { ApiKeys } from "../../src/Services/ApiKeys.ts"
 import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
@@ -154,6 +155,42 @@ describe("errors, auth and catalogue over HTTP", () => {
       duplex: "half"
     } as RequestInit)
     expect(chunked.status).toBe(413)
+  })
+
+  it("reads a body sent in pieces, a body after 100-continue and a body with a BOM", async () => {
+    const body = JSON.stringify({ model: "piecewise-model", messages: [{ role: "user", content: "h\u00e9llo ".repeat(5000) }] })
+    const bytes = Buffer.from(body)
+    // Each answer names the model, so the whole body was read and parsed.
+    const send = (headers: Record<string, string>, write: (req: ReturnType<typeof httpRequest>) => void) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const url = new URL(gw.url)
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path: "/v1/chat/completions", method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers } },
+          (res) => {
+            let text = ""
+            res.setEncoding("utf8")
+            res.on("data", (piece: string) => (text += piece))
+            res.on("end", () => resolve({ status: res.statusCode!, text }))
+          }
+        )
+        req.on("error", reject)
+        write(req)
+      })
+    // Cut inside a multi-byte character, so the decoder must see the pieces joined.
+    const cut = bytes.indexOf(Buffer.from("\u00e9")) + 1
+    const pieces = await send({ "transfer-encoding": "chunked" }, (req) => {
+      req.write(bytes.subarray(0, cut))
+      setTimeout(() => req.end(bytes.subarray(cut)), 20)
+    })
+    const continued = await send({ expect: "100-continue", "content-length": String(bytes.length) }, (req) => {
+      req.on("continue", () => req.end(bytes))
+      req.flushHeaders()
+    })
+    const bom = await send({ "content-length": String(bytes.length + 3) }, (req) => req.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes])))
+    for (const res of [pieces, continued, bom]) {
+      expect(res.status).toBe(404)
+      expect(JSON.parse(res.text).error.message).toContain("piecewise-model")
+    }
   })
 
   it("404 naming an unknown model on chat", async () => {

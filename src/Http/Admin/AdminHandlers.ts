@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import type { HttpServerResponse } from "effect/http"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
 import { usageWindow } from "../../Domain/UsageWindow.ts"
@@ -7,7 +7,7 @@ import { Accounts } from "../../Services/Accounts.ts"
 import { ApiKeys } from "../../Services/ApiKeys.ts"
 import { UsageLedger } from "../../Services/UsageLedger.ts"
 import { errorResponse } from "../ErrorResponse.ts"
-import { CurrentRequestId } from "../Handler.ts"
+import { currentRequestId } from "../Handler.ts"
 import { AdminApi } from "./AdminApiDefinition.ts"
 
 /**
@@ -16,9 +16,9 @@ import { AdminApi } from "./AdminApiDefinition.ts"
  */
 const respond = <A, R>(
   effect: Effect.Effect<A, GatewayError, R>
-): Effect.Effect<A | HttpServerResponse.HttpServerResponse, never, R> =>
+): Effect.Effect<A | HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.catch(effect, (error) =>
-    Effect.map(CurrentRequestId, (requestId) => errorResponse(error, { requestId }))
+    Effect.map(currentRequestId, (requestId) => errorResponse(error, { requestId }))
   )
 
 const list = <A>(data: ReadonlyArray<A>) => ({ object: "list" as const, data })
