@@ -3,6 +3,7 @@ import { HttpServerRequest } from "effect/http"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { ApiKeys } from "../Services/ApiKeys.ts"
+import { requestHeader } from "./RequestHeader.ts"
 
 /** The caller of the current request, provided by `authenticated`. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("gateway/CurrentPrincipal") {}
@@ -26,7 +27,7 @@ export const authenticated = <A, E, R>(
   handler: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | GatewayError, Exclude<R, CurrentPrincipal> | HttpServerRequest.HttpServerRequest | ApiKeys> =>
   Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
-    const header = request.headers["authorization"]
+    const header = requestHeader(request, "authorization")
     if (header === undefined || header.trim() === "") return Effect.fail(missingKey())
     const secret = bearer.exec(header)?.[1]
     if (secret === undefined) return Effect.fail(malformedHeader())

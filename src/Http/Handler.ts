@@ -42,7 +42,10 @@ export const handle = <R>(
     const requestId = requestIdOf(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest))
     const render = { requestId, ...(options.filesEndpoint === true ? { filesEndpoint: true } : {}) }
     return effect.pipe(
-      Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
+      // Routes that already set it (the model endpoints) are not copied again.
+      Effect.map((response) =>
+        response.headers["x-request-id"] === requestId ? response : HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      ),
       Effect.catchCause((cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const failure = Cause.findErrorOption(cause)

@@ -3,6 +3,7 @@ import { ByteSize, Context, Effect, Schema } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../Domain/SchemaErrors.ts"
+import { requestHeader } from "./RequestHeader.ts"
 
 /** Largest request body accepted, in bytes (`server.body_limit_mb`). */
 export const BodyLimit = Context.Reference<number>("gateway/BodyLimit", { defaultValue: () => 200 * 1024 * 1024 })
@@ -93,12 +94,12 @@ const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit
 export const readJsonObject: Effect.Effect<Record<string, unknown>, GatewayError, HttpServerRequest.HttpServerRequest> =
   Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
     Effect.flatMap(Effect.service(BodyLimit), (limit) => {
-      if (!isJsonContentType(request.headers["content-type"])) {
+      if (!isJsonContentType(requestHeader(request, "content-type"))) {
         return Effect.fail(
           GatewayError.unsupportedMedia("This endpoint takes a JSON body; set the header Content-Type: application/json.")
         )
       }
-      const declared = Number(request.headers["content-length"] ?? "")
+      const declared = Number(requestHeader(request, "content-length") ?? "")
       if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(limit))
       const source = request.source
       const text = source instanceof IncomingMessage && source.headers.expect === undefined

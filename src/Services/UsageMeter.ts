@@ -10,6 +10,10 @@ import { UsageLedger } from "./UsageLedger.ts"
 
 /** What one request accumulates while it runs; written once, when the request's scope closes. */
 export class RequestMeter {
+  readonly requestId: string
+  constructor(requestId = "req_unknown") {
+    this.requestId = requestId
+  }
   requestedModel: string | null = null
   served: Served | undefined
   usage: Usage | undefined
@@ -56,7 +60,7 @@ export const openMeter = (input: {
     const catalog = Context.get(context, ModelCatalog)
     const clock = Context.get(context, Clock.Clock)
     const startedAt = clock.currentTimeMillisUnsafe()
-    const meter = new RequestMeter()
+    const meter = new RequestMeter(input.requestId)
     // Straight on the scope: `Effect.addFinalizer` would re-provide the whole service context
     // to the finalizer, a copy of every service per request.
     const finalizer = Scope.addFinalizerExit(Context.get(context, Scope.Scope), (exit) => {

@@ -160,7 +160,7 @@ describe("real clients against the gateway", () => {
       Effect.gen(function* () {
         yield* (yield* UsageLedger).flush
         const sql = yield* SqlClient.SqlClient
-        return yield* sql<Record<string, unknown>>`SELECT e.cancelled, e.streamed, e.prompt_tokens, e.completion_tokens, e.detail
+        return yield* sql<Record<string, unknown>>`SELECT e.cancelled, e.streamed, e.prompt_tokens, e.completion_tokens, e.detail, e.request_id
           FROM usage_events e JOIN api_keys k ON k.seq = e.key_seq WHERE k.id = ${fresh.keyId}`
       })
     )
@@ -169,6 +169,28 @@ describe("real clients against the gateway", () => {
     // "hello there": 4 framing tokens + ceil(11 bytes / 4); "abcdefgh": ceil(8 / 4).
     expect(rows[0]).toMatchObject({ cancelled: true, streamed: true, prompt_tokens: 7, completion_tokens: 2 })
     expect(detail).toEqual({ usage_estimated: true })
+    expect(rows[0]!["request_id"]).toBe(res.headers.get("x-request-id"))
+  })
+
+  it("writes the request id a JSON answer carries in x-request-id to its usage row", async () => {
+    upstream.reply({ kind: "json", status: 200, body: openAiCompletion() })
+    const fresh = await gw.createKey()
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${fresh.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hello" }] })
+    })
+    expect(res.status).toBe(200)
+    await res.text()
+    const rows = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        yield* (yield* UsageLedger).flush
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ request_id: string }>`SELECT e.request_id FROM usage_events e JOIN api_keys k ON k.seq = e.key_seq WHERE k.id = ${fresh.keyId}`
+      })
+    )
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/)
+    expect(rows.map((r) => r.request_id)).toEqual([res.headers.get("x-request-id")])
   })
 
   it("sends keep-alive comments while the upstream is silent, before the first chunk and between chunks", async () => {
