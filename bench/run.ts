@@ -49,7 +49,7 @@ const pinned = process.env["BENCH_PINNED"] === "1"
 const gatewayCpu = pinned ? 0 : undefined
 const loadCpu = pinned ? 1 : undefined
 const quick = flag("quick")
-const rounds = Number(option("rounds") ?? (quick ? 1 : 3))
+const rounds = Number(option("rounds") ?? (quick ? 1 : 5))
 const durationS = Number(option("duration") ?? (quick ? 3 : 5))
 const warmupS = quick ? 2 : 3
 const concurrencies = (option("concurrency") ?? "1,64").split(",").map(Number)
