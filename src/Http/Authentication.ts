@@ -3,7 +3,7 @@ import { HttpServerRequest } from "effect/http"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { ApiKeys } from "../Services/ApiKeys.ts"
-import { requestHeader } from "./RequestHeader.ts"
+import { requestHeader } from "./NodeMessage.ts"
 
 /** The caller of the current request, provided by `authenticated`. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("gateway/CurrentPrincipal") {}

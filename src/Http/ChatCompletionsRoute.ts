@@ -1,5 +1,3 @@
-import { ServerResponse } from "node:http"
-import { toServerResponse } from "@effect/platform-node/NodeHttpServerRequest"
 import { type Array as Arr, Cause, Channel, Context, Effect, Fiber, Scope, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
@@ -11,22 +9,13 @@ import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { firstWithin, type IdleTicker, idleTicker } from "../Streams/KeepAlive.ts"
 import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
 import { meteredEndpoint } from "./MeteredEndpoint.ts"
+import { serverResponseOf } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 
 const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
 type Frames = Arr.NonEmptyReadonlyArray<Uint8Array>
-
-/** Node's response behind the request, for keep-alives written beside the body; none off Node. */
-const nodeResponse = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
-  try {
-    const response = toServerResponse(request)
-    return response instanceof ServerResponse ? response : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * SSE for a chat stream. The first frame decides the answer: a failure before any byte is
@@ -67,12 +56,13 @@ const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: R
           sent = true
           return Effect.succeed(first)
         })
-        const response = nodeResponse(Context.get(context, HttpServerRequest.HttpServerRequest))
+        const response = serverResponseOf(Context.get(context, HttpServerRequest.HttpServerRequest))
         const ready = HttpServerResponse.stream(Stream.fromPull(Effect.succeed(body)), {
           contentType: "text/event-stream",
           headers: { ...sseHeaders, ...routeHeaders(meter) }
         })
         if (response === undefined) return Effect.succeed(ready)
+        // Keep-alives beside the body, on Node only.
         const beside = idleTicker(keepAliveMs, () => {
           if (response.headersSent && !response.writableEnded && !response.destroyed) response.write(keepAliveFrame)
         })

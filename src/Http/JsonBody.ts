@@ -1,9 +1,9 @@
-import { IncomingMessage } from "node:http"
+import type { IncomingMessage } from "node:http"
 import { ByteSize, Context, Effect, Schema } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../Domain/SchemaErrors.ts"
-import { requestHeader } from "./RequestHeader.ts"
+import { incomingMessageOf, requestHeader } from "./NodeMessage.ts"
 
 /** Largest request body accepted, in bytes (`server.body_limit_mb`). */
 export const BodyLimit = Context.Reference<number>("gateway/BodyLimit", { defaultValue: () => 200 * 1024 * 1024 })
@@ -101,9 +101,9 @@ export const readJsonObject: Effect.Effect<Record<string, unknown>, GatewayError
       }
       const declared = Number(requestHeader(request, "content-length") ?? "")
       if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(limit))
-      const source = request.source
-      const text = source instanceof IncomingMessage && source.headers.expect === undefined
-        ? readIncoming(source, limit)
+      const message = incomingMessageOf(request)
+      const text = message !== undefined && message.headers.expect === undefined
+        ? readIncoming(message, limit)
         : readThroughPlatform(request, limit)
       return Effect.flatMap(text, parseObject)
     })

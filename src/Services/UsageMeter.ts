@@ -11,7 +11,7 @@ import { UsageLedger } from "./UsageLedger.ts"
 /** What one request accumulates while it runs; written once, when the request's scope closes. */
 export class RequestMeter {
   readonly requestId: string
-  constructor(requestId = "req_unknown") {
+  constructor(requestId: string) {
     this.requestId = requestId
   }
   requestedModel: string | null = null
@@ -69,7 +69,7 @@ export const openMeter = (input: {
       const pricing = meter.served === undefined ? undefined : catalog.find(meter.served.model)?.config.pricing
       return ledger.record({
         occurredAt: startedAt,
-        requestId: input.requestId,
+        requestId: meter.requestId,
         projectSeq: input.principal.projectSeq,
         keySeq: input.principal.keySeq,
         endpoint: input.endpoint,
