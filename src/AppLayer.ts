@@ -1,5 +1,5 @@
-import { Layer } from "effect"
-import { HttpServer } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as HttpServer from "effect/http/HttpServer"
 import { adminRouteSignatures, AdminRoutesLive } from "./Http/AdminApi.ts"
 import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
 import { Accounts } from "./Services/Accounts.ts"

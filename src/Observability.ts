@@ -1,5 +1,9 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer, Logger, type LogLevel, References } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 import { requestJsonLogger } from "./Http/RequestLogger.ts"
 import { AppConfig } from "./Services/AppConfig.ts"
 

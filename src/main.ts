@@ -1,7 +1,11 @@
 // Module paths, not the package index: the index loads every Node integration (tens of MB).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Config, Effect, Exit, Layer } from "effect"
-import { HttpServer } from "effect/http"
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as HttpServer from "effect/http/HttpServer"
 import { GatewayLive } from "./AppLayer.ts"
 import { LoggingLive, TracingLive } from "./Observability.ts"
 import { AppConfig, formatConfigError } from "./Services/AppConfig.ts"

@@ -1,4 +1,5 @@
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { type ApiScope, allScopes } from "../Domain/ApiKey.ts"
 
 /** A command line that names impossible or malformed options; printed as one line, exit code 2. */

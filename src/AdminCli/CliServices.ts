@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Accounts } from "../Services/Accounts.ts"
 import { ApiKeys } from "../Services/ApiKeys.ts"
 import { AppConfig } from "../Services/AppConfig.ts"

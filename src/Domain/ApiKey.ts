@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** One scope per endpoint family. A key carries the scopes it may use. */
 export const ApiScope = Schema.Literals([

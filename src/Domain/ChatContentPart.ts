@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Content parts of spec 2.2 / 2.3. Each is decoded only after its `type` selected it. */
 

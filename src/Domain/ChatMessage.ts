@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { RefusalPart, TextPart, UserContentPart } from "./ChatContentPart.ts"
 import { ToolCall } from "./ChatTool.ts"
 

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { ChatMessage } from "./ChatMessage.ts"
 import { JsonObject, ResponseFormat, ToolChoice, ToolDefinition } from "./ChatTool.ts"
 

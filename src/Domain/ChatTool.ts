@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** JSON Schema objects are kept as plain JSON; providers translate them. */
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)

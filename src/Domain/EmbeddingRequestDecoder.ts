@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { JsonObject } from "./ChatTool.ts"
 import { type EmbeddingInput, type EmbeddingRequest, EmbeddingRequestShell, maxEmbeddingInputs } from "./EmbeddingRequest.ts"
 import { GatewayError } from "./GatewayError.ts"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Every document family the extractor reads; `text` covers all text-based files (code, config, markup, data). */
 export const DocumentFormat = Schema.Literals([

@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * Every failure the gateway reports to a client is a `GatewayError` carrying one `reason`.

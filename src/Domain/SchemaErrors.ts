@@ -1,4 +1,5 @@
-import { type Schema, SchemaIssue } from "effect"
+import type * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { GatewayError } from "./GatewayError.ts"
 
 /** `messages[0].content[1].type`, the way clients print paths. */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const FilePurpose = Schema.Literals(["assistants", "batch", "fine-tune", "vision", "user_data", "evals"])
 export type FilePurpose = typeof FilePurpose.Type

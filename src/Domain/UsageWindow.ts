@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { GatewayError } from "./GatewayError.ts"
 
 /** What a usage report covers when the caller names no window. */

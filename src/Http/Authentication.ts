@@ -1,5 +1,6 @@
-import { Context, Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { ApiKeys } from "../Services/ApiKeys.ts"

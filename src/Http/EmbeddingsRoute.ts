@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { decodeEmbeddingRequest } from "../Domain/EmbeddingRequestDecoder.ts"
 import { Embeddings } from "../Services/Embeddings.ts"
 import { meteredEndpoint } from "./MeteredEndpoint.ts"

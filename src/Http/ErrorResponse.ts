@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { GatewayError, GatewayErrorReason } from "../Domain/GatewayError.ts"
 
 export type ErrorType =

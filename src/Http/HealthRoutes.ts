@@ -1,6 +1,6 @@
-import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as SqlClient from "effect/sql/SqlClient"
 import { route } from "./Route.ts"
 
 /** Alive: the process answers. No auth, no dependencies. */

@@ -1,5 +1,6 @@
-import { Effect } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { unknownModel } from "../Domain/GatewayError.ts"
 import { ModelCatalog } from "../Services/ModelCatalog.ts"
 import { authenticated } from "./Authentication.ts"

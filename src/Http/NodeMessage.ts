@@ -1,6 +1,6 @@
 import { IncomingMessage, ServerResponse } from "node:http"
 import { toServerResponse } from "@effect/platform-node/NodeHttpServerRequest"
-import type { HttpServerRequest } from "effect/http"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 
 /**
  * Node's own request and response behind a platform request, for the hot paths that read or

@@ -1,5 +1,8 @@
-import { Console, Context, Formatter, Logger } from "effect"
-import { HttpServerRequest } from "effect/http"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Formatter from "effect/Formatter"
+import * as Logger from "effect/Logger"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { requestIdOf } from "./Handler.ts"
 

@@ -1,5 +1,7 @@
-import type { Effect } from "effect"
-import type { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as Effect from "effect/Effect"
+import type * as HttpRouter from "effect/http/HttpRouter"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { handle, type HandleOptions } from "./Handler.ts"
 

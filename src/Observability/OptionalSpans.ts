@@ -1,4 +1,5 @@
-import { Effect, Tracer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Tracer from "effect/Tracer"
 
 type Wrap = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 

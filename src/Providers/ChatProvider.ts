@@ -1,4 +1,5 @@
-import type { Effect, Stream } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { ChatCompletion } from "../Domain/ChatCompletion.ts"
 import type { ChatRequest } from "../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../Domain/ChatStreamEvent.ts"

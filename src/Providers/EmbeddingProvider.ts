@@ -1,4 +1,4 @@
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { EmbeddingRequest } from "../Domain/EmbeddingRequest.ts"
 import type { EmbeddingResult } from "../Domain/EmbeddingResult.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"

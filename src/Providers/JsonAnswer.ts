@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { badResponse } from "./ProviderErrors.ts"
 import type { UpstreamResponse } from "./ProviderHttp.ts"

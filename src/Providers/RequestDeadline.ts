@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /**
  * When the routing deadline of the request being served runs out, in epoch milliseconds

@@ -1,4 +1,11 @@
-import { Config, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 
 /** Process settings that come from the environment (everything else is in gateway.yaml). */
 export interface AppSettings {

@@ -1,4 +1,8 @@
-import { Clock, Effect, type Exit, Fiber, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 
 /** The clock of a real run (tests swap in `TestClock`, whose time Node timers do not follow). */
 export const liveClock = Effect.runSync(Effect.clockWith(Effect.succeed))

@@ -1,5 +1,7 @@
-import { Clock, Effect, Redacted } from "effect"
-import type { SqlClient } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import type * as SqlClient from "effect/sql/SqlClient"
 import type { RoutingSettings } from "../Domain/GatewayConfig.ts"
 import type { HealthStore } from "./DeploymentHealth.ts"
 

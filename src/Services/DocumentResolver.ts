@@ -1,4 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { FilePart, ImageUrlPart, UserContentPart } from "../Domain/ChatContentPart.ts"
 import type { ChatMessage } from "../Domain/ChatMessage.ts"
 import type { ChatRequest } from "../Domain/ChatRequest.ts"

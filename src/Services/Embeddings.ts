@@ -1,4 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { checkEmbeddingRequest } from "../Domain/EmbeddingGate.ts"
 import type { EmbeddingRequest } from "../Domain/EmbeddingRequest.ts"
 import { embeddingsToWire } from "../Domain/EmbeddingResultWire.ts"

@@ -1,4 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ExtractedDocument } from "../Domain/ExtractedDocument.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { detectFormat } from "./Extraction/DetectFormat.ts"

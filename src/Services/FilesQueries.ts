@@ -1,5 +1,6 @@
-import { Effect } from "effect"
-import type { SqlClient, Statement } from "effect/sql"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import type { FilePurpose, FileStatus, StoredFileRecord } from "../Domain/StoredFile.ts"
 

@@ -1,4 +1,4 @@
-import { Migrator } from "effect/sql"
+import * as Migrator from "effect/sql/Migrator"
 import accounts from "./migrations/0001_accounts.ts"
 import usageEvents from "./migrations/0002_usage_events.ts"
 import extractionCache from "./migrations/0003_extraction_cache.ts"

@@ -1,4 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ModelConfig, ModelKind, ProviderConfig } from "../Domain/GatewayConfig.ts"
 import { GatewayError, unknownModel } from "../Domain/GatewayError.ts"
 import type { ModelEntry } from "../Domain/ModelEntry.ts"

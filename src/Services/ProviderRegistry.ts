@@ -1,4 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { ChatProvider } from "../Providers/ChatProvider.ts"
 import type { EmbeddingProvider } from "../Providers/EmbeddingProvider.ts"

@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { ModelConfig } from "../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import type { OptionalSpans } from "../Observability/OptionalSpans.ts"

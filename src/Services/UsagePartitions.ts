@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
 
 /** `usage_events_y2026m11` holds November 2026 (UTC). */
 const partitionName = (year: number, month: number): string =>

@@ -1,4 +1,7 @@
-import { type Exit, Effect, type Fiber, type Scope } from "effect"
+import type * as Exit from "effect/Exit"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import type * as Scope from "effect/Scope"
 import { awaitWithin } from "../Services/Deadline.ts"
 
 /**

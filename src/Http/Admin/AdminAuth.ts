@@ -1,6 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Effect, Layer, Redacted } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { handle } from "../Handler.ts"
 

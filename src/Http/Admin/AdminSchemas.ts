@@ -1,5 +1,5 @@
-import { Schema } from "effect"
-import { HttpApiSchema } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { ApiKeyView, ApiScope, ProjectView, UserView } from "../../Domain/ApiKey.ts"
 
 /** Request and response bodies of the admin API, as the OpenAPI document shows them. */

@@ -1,4 +1,5 @@
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import type { EmbeddingRequest } from "../../Domain/EmbeddingRequest.ts"
 import type { EmbeddingResult } from "../../Domain/EmbeddingResult.ts"
 import { estimatePromptTokens } from "../../Domain/EmbeddingTokens.ts"

@@ -1,5 +1,6 @@
-import { Effect, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ExtractedContent } from "../../Domain/ExtractedDocument.ts"
 
 /** Bump when extraction output changes, so rows written by an older extractor are re-extracted. */

@@ -1,6 +1,10 @@
 import { Worker } from "node:worker_threads"
-import { Duration, Effect, Exit, Option, Semaphore } from "effect"
-import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Semaphore from "effect/Semaphore"
+import type * as Scope from "effect/Scope"
 import type { ExtractionOutcome, ExtractionTask, WorkerMessage, WorkerRequest } from "./ExtractionJob.ts"
 
 export interface WorkerPoolSettings {

@@ -1,5 +1,5 @@
 import type { FileHandle } from "node:fs/promises"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * A stored file is the raw content followed by a trailer: metadata JSON, its length as a

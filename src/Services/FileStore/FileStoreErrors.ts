@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 
 /** The configured store cannot be used; stops start-up with this one line. */

@@ -1,4 +1,5 @@
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { FileStoreShape, PutOptions } from "../FileStore.ts"
 import { makeByteMeter } from "./ByteMeter.ts"
 import { changedFile, fileTooLarge, missingFile } from "./FileStoreErrors.ts"

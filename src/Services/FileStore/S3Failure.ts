@@ -1,5 +1,5 @@
 import { S3ServiceException } from "@aws-sdk/client-s3"
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * A failed S3 call, reduced to what is safe to log: the operation, the service's error code and

@@ -12,7 +12,10 @@ import {
   UploadPartCommand
 } from "@aws-sdk/client-s3"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Effect, Redacted, type Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { S3Settings } from "../../Domain/GatewayConfig.ts"
 import type { FileStoreShape, PutOptions } from "../FileStore.ts"
 import { makeByteMeter } from "./ByteMeter.ts"

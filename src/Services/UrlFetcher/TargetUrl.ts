@@ -1,5 +1,5 @@
 import { isIPv4 } from "node:net"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
 import { FetchFailure, type Hop } from "./FetchFailure.ts"
 

@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /** Circuit-breaker state shared by every gateway instance on this database. */
 export default Effect.gen(function* () {

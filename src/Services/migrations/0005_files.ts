@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /** Metadata of uploaded files; the bytes live in the FileStore under `storage_key`. */
 export default Effect.gen(function* () {
