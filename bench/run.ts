@@ -94,18 +94,29 @@ try {
     const entry = rest.pop()!
     return [...rest, ...nodeArgs, NodePath.join(checkout, entry)]
   }
-  // A gateway from `checkout` (a copy of the repository), with its own storage.
+  // A gateway from `checkout` (a copy of the repository), with its own storage. It is started
+  // twice and measured the second time: the first start after an install or a source change fills
+  // Node's compile cache and leaves the TypeScript stripper resident (about 20 MB more RSS), which
+  // every later start skips.
   const startGateway = async (name: string, checkout: string, keySecret: string, dataDirectory: string) => {
     const port = await freePort()
     const logFile = NodePath.join(dir, `${name}.log`)
-    const child = spawnNode(startCommand(checkout), {
-      cpu: gatewayCpu,
-      env: { ...env, DATA_DIR: dataDirectory, PORT: String(port) },
-      logFile
-    })
-    services.push(service(name, child, port))
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, child, 60_000, logFile)
-    return { name, port, pid: child.pid!, headers: { authorization: `Bearer ${keySecret}` } } satisfies Target
+    const launch = async () => {
+      const child = spawnNode(startCommand(checkout), {
+        cpu: gatewayCpu,
+        env: { ...env, DATA_DIR: dataDirectory, PORT: String(port) },
+        logFile
+      })
+      const started = service(name, child, port)
+      services.push(started)
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, child, 60_000, logFile)
+      return started
+    }
+    const first = await launch()
+    await first.stop()
+    services.splice(services.indexOf(first), 1)
+    const started = await launch()
+    return { name, port, pid: started.pid, headers: { authorization: `Bearer ${keySecret}` } } satisfies Target
   }
 
   const auth = { authorization: `Bearer ${secret}` }
