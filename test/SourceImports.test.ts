@@ -16,14 +16,14 @@ const sourceFiles = (dir: string): Array<string> =>
     return /\.(ts|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : []
   })
 
-/** Module specifiers of the imports and re-exports that stay at runtime. */
+/**
+ * Module specifiers of the imports and re-exports that stay at runtime: all but `import type` and
+ * `export type`. `import { type A } from "x"` counts, since it keeps an empty import that loads "x".
+ */
 export const runtimeImports = (source: string): Array<string> =>
-  [...source.matchAll(/^(import|export)\s+(type\s+)?([^;]*?)\s*from\s*"([^"]+)"/gms)].flatMap((match) => {
-    if (match[2] !== undefined) return []
-    const bindings = match[3]!
-    // `import { type A, type B } from "x"` keeps only an empty import, which still loads "x".
-    return [match[4]!].filter(() => bindings !== "")
-  })
+  [...source.matchAll(/^(import|export)\s+(type\s+)?[^;]*?\s*from\s*"([^"]+)"/gms)].flatMap((match) =>
+    match[2] === undefined ? [match[3]!] : []
+  )
 
 describe("source imports", () => {
   it("finds runtime imports and skips type-only ones", () => {
