@@ -15,7 +15,8 @@ setFlagsFromString("--no-allocation-site-pretenuring")
 // of streams) in memory it takes from malloc, 25-33 MB at the peak, which glibc keeps after it is
 // freed. Without it, functions go from the baseline tier straight to TurboFan: a cold process
 // warms up over more requests, and at steady state measured the same or less CPU per request.
-setFlagsFromString("--no-maglev")
+// `node --maglev src/start.mjs` keeps it.
+if (!process.execArgv.includes("--maglev")) setFlagsFromString("--no-maglev")
 
 enableCompileCache()
 await import("./main.ts")
