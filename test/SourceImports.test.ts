@@ -22,7 +22,7 @@ const sourceFiles = (dir: string): Array<string> =>
  * so do side-effect imports (`import "x"`) and dynamic ones (`import("x")`).
  */
 const runtimeImports = (source: string): Array<string> => [
-  ...[...source.matchAll(/^(import|export)\s+(type\s+)?[^;]*?\s*from\s*"([^"]+)"/gms)].flatMap((match) =>
+  ...[...source.matchAll(/^(import|export)\s+(type\s+)?[^;"]*?\s*from\s*"([^"]+)"/gms)].flatMap((match) =>
     match[2] === undefined ? [match[3]!] : []
   ),
   ...[...source.matchAll(/^import\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/gm)].map((match) => (match[1] ?? match[2])!)
@@ -35,6 +35,8 @@ describe("source imports", () => {
       "effect"
     ])
     expect(runtimeImports('import "effect"\nconst { Agent } = await import("undici")')).toEqual(["effect", "undici"])
+    // Without semicolons, a side-effect import must not run on into the next statement.
+    expect(runtimeImports('import "./setup.ts"\nimport type { A } from "effect"')).toEqual(["./setup.ts"])
   })
 
   it("no source file loads a package root that re-exports every module", () => {
