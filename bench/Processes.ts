@@ -40,6 +40,23 @@ const stopChild = (child: ChildProcess, graceMs = 10_000) =>
     child.kill("SIGINT")
   })
 
+/** Whether idle-priority busy loops can be started (util-linux `chrt`). */
+export const canKeepAwake = (): boolean => spawnSync("chrt", ["--version"]).status === 0
+
+/**
+ * Keeps `cpus` from halting while idle: one busy loop per CPU at SCHED_IDLE priority, which
+ * any other runnable process preempts at once. On a VM a halted virtual CPU takes a trip
+ * through the hypervisor to wake, tens to hundreds of microseconds per hop; at concurrency 1
+ * every request crosses the idle CPUs several times, so without this the figures mostly
+ * measure the host.
+ */
+export const keepAwake = (cpus: ReadonlyArray<number>) => {
+  const loops = cpus.map((cpu) =>
+    spawn("taskset", ["-c", String(cpu), "chrt", "--idle", "0", "sh", "-c", "while :; do :; done"], { stdio: "ignore" })
+  )
+  return { stop: () => Promise.all(loops.map((loop) => stopChild(loop, 2_000))).then(() => undefined) }
+}
+
 /** A helper script that prints `{"port":N}` as its first stdout line once it listens. */
 export const startScript = async (name: string, args: ReadonlyArray<string>, options: { cpu: number | undefined; logFile: string }) => {
   const child = spawnNode(args, options)

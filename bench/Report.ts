@@ -4,6 +4,8 @@ import type { OpenStreamsResult } from "./OpenStreams.ts"
 export interface ScenarioResult {
   readonly scenario: string
   readonly connections: number
+  /** Measured with the CPUs kept from halting while idle (see `keepAwake`). */
+  readonly awake: boolean
   /** By target name; a missing gateway entry means the gateway has no endpoint for it. */
   readonly summaries: ReadonlyMap<string, Summary>
   readonly ttfb: boolean
@@ -42,7 +44,7 @@ export const resultsTable = (results: ReadonlyArray<ScenarioResult>, targets: Re
     const floor = result.summaries.get("floor")
     for (const target of targets) {
       const s = result.summaries.get(target)
-      const lead = [result.scenario, String(result.connections), target]
+      const lead = [result.scenario, result.awake ? `${result.connections}, CPUs awake` : String(result.connections), target]
       if (s === undefined) {
         rows.push([...lead, "n/a (no endpoint yet)", ...header.slice(4).map(() => "")])
         continue
@@ -94,19 +96,34 @@ export const targetChecks = (
   open: OpenStreamsResult | undefined,
   openFresh: OpenStreamsResult | undefined
 ): Array<Check> => {
-  const find = (scenario: string, c: number) => results.find((r) => r.scenario === scenario && r.connections === c)?.summaries
+  const find = (scenario: string, c: number, awake = false) =>
+    results.find((r) => r.scenario === scenario && r.connections === c && r.awake === awake)?.summaries
   const checks: Array<Check> = []
-  const chat1 = find("chat", 1)
-  const gw1 = chat1?.get("gateway")
-  if (chat1 !== undefined && gw1 !== undefined) {
-    const added = gw1.p50 - chat1.get("direct")!.p50
-    checks.push({ target: "chat c=1: added p50 <= 0.3 ms", measured: `${added.toFixed(3)} ms`, ok: added <= 0.3 })
-  }
-  const stream1 = find("stream", 1)
-  const gws1 = stream1?.get("gateway")
-  if (stream1 !== undefined && gws1 !== undefined) {
-    const added = gws1.ttfbP50! - stream1.get("direct")!.ttfbP50!
-    checks.push({ target: "stream c=1: added TTFB p50 <= 0.3 ms", measured: `${added.toFixed(3)} ms`, ok: added <= 0.3 })
+  for (const awake of [false, true]) {
+    const when = awake ? ", CPUs kept awake" : ""
+    // What the floor alone adds, for scale: on a VM whose idle CPUs halt it can exceed the target by itself.
+    const chat1 = find("chat", 1, awake)
+    const gw1 = chat1?.get("gateway")
+    if (chat1 !== undefined && gw1 !== undefined) {
+      const direct = chat1.get("direct")!.p50
+      const added = gw1.p50 - direct
+      checks.push({
+        target: `chat c=1${when}: added p50 <= 0.3 ms`,
+        measured: `${added.toFixed(3)} ms (floor ${(chat1.get("floor")!.p50 - direct).toFixed(3)} ms)`,
+        ok: added <= 0.3
+      })
+    }
+    const stream1 = find("stream", 1, awake)
+    const gws1 = stream1?.get("gateway")
+    if (stream1 !== undefined && gws1 !== undefined) {
+      const direct = stream1.get("direct")!.ttfbP50!
+      const added = gws1.ttfbP50! - direct
+      checks.push({
+        target: `stream c=1${when}: added TTFB p50 <= 0.3 ms`,
+        measured: `${added.toFixed(3)} ms (floor ${(stream1.get("floor")!.ttfbP50! - direct).toFixed(3)} ms)`,
+        ok: added <= 0.3
+      })
+    }
   }
   for (const scenario of ["chat", "stream"]) {
     const r = find(scenario, 64)

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url"
 import { interleaved, type Target, warmUp } from "./Measure.ts"
 import { longStreams, type LongStreamsResult, longStreamsTable } from "./LongStreams.ts"
 import { holdOpenStreams, type OpenStreamsResult } from "./OpenStreams.ts"
-import { canPin, machineDescription, runScript, type Service, service, spawnNode, startScript, waitForHttp } from "./Processes.ts"
+import { canKeepAwake, canPin, keepAwake, machineDescription, runScript, type Service, service, spawnNode, startScript, waitForHttp } from "./Processes.ts"
 import { checksTable, openStreamsTable, resultsTable, type ScenarioResult, targetChecks } from "./Report.ts"
 import { gatewayConfig, holdBody, scenarios } from "./Scenarios.ts"
 import { soak, type SoakResult } from "./Soak.ts"
@@ -21,7 +21,7 @@ import { soak, type SoakResult } from "./Soak.ts"
  * --scenarios chat,stream,embeddings, --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
  * warm-up to steady state), --bare undici,node,fetch
  * (adds the bare Effect server -> Effect client proxy with those clients as targets),
- * --no-gateway, --gateway-node-args "<args>", --compare name=<checkout> (another copy of the
+ * --no-awake (skips the concurrency-1 rounds with the CPUs kept from halting), --no-gateway, --gateway-node-args "<args>", --compare name=<checkout> (another copy of the
  * repository's gateway as an extra target, for before/after figures), --keep (keep the temp dir),
  * --json FILE (raw results), --heap-snapshots (the gateway writes a heap snapshot before and with the
  * 1,000 streams open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2).
@@ -53,6 +53,8 @@ const rounds = Number(option("rounds") ?? (quick ? 1 : 5))
 const durationS = Number(option("duration") ?? (quick ? 3 : 5))
 const warmupS = quick ? 2 : 3
 const concurrencies = (option("concurrency") ?? "1,64").split(",").map(Number)
+// Concurrency 1 is measured a second time with both CPUs kept from halting while idle.
+const awake = pinned && !flag("no-awake") && canKeepAwake()
 const wanted = new Set((option("scenarios") ?? "chat,stream,embeddings").split(","))
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -186,7 +188,15 @@ try {
     const applicable = targets.filter((t) => servedBy(t, scenario))
     for (const connections of concurrencies) {
       const summaries = await interleaved(applicable, scenario, connections, { rounds, durationS, warmupS, log })
-      results.push({ scenario: scenario.name, connections, summaries, ttfb: scenario.ttfb })
+      results.push({ scenario: scenario.name, connections, awake: false, summaries, ttfb: scenario.ttfb })
+      if (connections !== 1 || !awake) continue
+      const loops = keepAwake([gatewayCpu!, loadCpu!])
+      try {
+        const kept = await interleaved(applicable, scenario, connections, { rounds, durationS, warmupS, log: (line) => log(`${line} (CPUs awake)`) })
+        results.push({ scenario: scenario.name, connections, awake: true, summaries: kept, ttfb: scenario.ttfb })
+      } finally {
+        await loops.stop()
+      }
     }
   }
   if (!flag("no-open-streams")) await holdStreams("after load", open)
@@ -210,6 +220,9 @@ try {
     `Machine: ${machineDescription()}. ${pinned ? "Gateway and floor pinned to CPU 0; autocannon and the fake upstream on CPU 1." : "Not pinned."}`,
     `Warm-up: every target, on every scenario at concurrency 64, in ${quick ? 2 : 3} s rounds until the CPU per request of a round is within 5% of the round before (at least 3 rounds, at most ${quick ? 4 : 12}).`,
     `Rounds: ${rounds} x ${durationS} s per target (after a ${warmupS} s warm-up at the round's concurrency), interleaved; medians over rounds, CPU over all requests.`,
+    ...(awake
+      ? ["Concurrency 1 is measured twice: as the machine is, and with both CPUs kept from halting while idle (an idle-priority busy loop on each, which any request preempts)."]
+      : []),
     "",
     resultsTable(results, names)
   ]

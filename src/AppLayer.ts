@@ -13,6 +13,7 @@ import { Extractor } from "./Services/Extractor.ts"
 import { Files } from "./Services/Files.ts"
 import { FileStore } from "./Services/FileStore.ts"
 import { ModelCatalog } from "./Services/ModelCatalog.ts"
+import { NativeMemory } from "./Services/NativeMemory.ts"
 import { ProviderRegistry } from "./Services/ProviderRegistry.ts"
 import { ProviderRouter } from "./Services/ProviderRouter.ts"
 import { UrlFetcher } from "./Services/UrlFetcher.ts"
@@ -45,7 +46,7 @@ export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.lay
 // The admin API is registered only when GATEWAY_ADMIN_TOKEN is set.
 export const GatewayLive = HttpAppLive(AdminRoutesLive, adminRouteSignatures).pipe(
   Layer.provideMerge(NodeServerLive),
-  Layer.provideMerge(ServicesLive)
+  Layer.provideMerge(Layer.merge(ServicesLive, NativeMemory.layer))
 )
 
 export const logAddress = HttpServer.logAddress

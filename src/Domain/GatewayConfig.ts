@@ -120,7 +120,9 @@ export const ServerSettings = Schema.Struct({
   /** How long in-flight requests may run after SIGTERM. */
   shutdown_grace_seconds: withDefault(PositiveInt, 20),
   /** SSE comment sent while an upstream stream is silent. */
-  keepalive_seconds: withDefault(PositiveInt, 15)
+  keepalive_seconds: withDefault(PositiveInt, 15),
+  /** How often freed native memory is handed back to the system (glibc on Node 26.1+). 0: never. */
+  malloc_trim_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10)
 })
 export type ServerSettings = typeof ServerSettings.Type
 
