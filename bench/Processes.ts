@@ -52,7 +52,10 @@ export const canKeepAwake = (): boolean => spawnSync("chrt", ["--version"]).stat
  */
 export const keepAwake = (cpus: ReadonlyArray<number>) => {
   const loops = cpus.map((cpu) =>
-    spawn("taskset", ["-c", String(cpu), "chrt", "--idle", "0", "sh", "-c", "while :; do :; done"], { stdio: "ignore" })
+    // The loop ends by itself when this process is gone, however it ends.
+    spawn("taskset", ["-c", String(cpu), "chrt", "--idle", "0", "sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do :; done`], {
+      stdio: "ignore"
+    })
   )
   return { stop: () => Promise.all(loops.map((loop) => stopChild(loop, 2_000))).then(() => undefined) }
 }

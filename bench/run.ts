@@ -21,10 +21,11 @@ import { soak, type SoakResult } from "./Soak.ts"
  * --scenarios chat,stream,embeddings, --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
  * warm-up to steady state), --bare undici,node,fetch
  * (adds the bare Effect server -> Effect client proxy with those clients as targets),
- * --no-awake (skips the concurrency-1 rounds with the CPUs kept from halting), --no-gateway, --gateway-node-args "<args>", --compare name=<checkout> (another copy of the
- * repository's gateway as an extra target, for before/after figures), --keep (keep the temp dir),
- * --json FILE (raw results), --heap-snapshots (the gateway writes a heap snapshot before and with the
- * 1,000 streams open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2).
+ * --no-awake (skips the concurrency-1 rounds with the CPUs kept from halting), --no-gateway,
+ * --gateway-node-args "<args>", --compare name=<checkout> (another copy of the repository's gateway
+ * as an extra target, for before/after figures), --keep (keep the temp dir), --json FILE (raw
+ * results), --heap-snapshots (the gateway writes a heap snapshot before and with the 1,000 streams
+ * open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2).
  */
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))

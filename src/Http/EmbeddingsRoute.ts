@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { decodeEmbeddingRequest } from "../Domain/EmbeddingRequestDecoder.ts"
+import { embeddingsWireJson } from "../Domain/EmbeddingResultWire.ts"
 import { Embeddings } from "../Services/Embeddings.ts"
 import { meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
@@ -8,7 +9,7 @@ import { routeHeaders } from "./RouteHeaders.ts"
 
 const embeddings = meteredEndpoint("embeddings", "embeddings", decodeEmbeddingRequest, (request, meter) =>
   Effect.flatMap(Effect.service(Embeddings), (service) => service.run(request, meter)).pipe(
-    Effect.map((body) => HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
+    Effect.map((body) => HttpServerResponse.text(embeddingsWireJson(body), { contentType: "application/json", headers: routeHeaders(meter) }))
   ))
 
 export const embeddingsRoutes = [route("POST", "/v1/embeddings", embeddings)]

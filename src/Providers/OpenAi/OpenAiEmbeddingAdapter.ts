@@ -34,11 +34,12 @@ export const makeOpenAiEmbeddingProvider = (config: ProviderConfig) =>
     const embed = (request: EmbeddingRequest, target: EmbeddingTarget): Effect.Effect<EmbeddingResult, GatewayError> =>
       Effect.suspend(() =>
         http.postJson(url, headers, JSON.stringify(openAiEmbeddingBody(request, target))).pipe(
-          Effect.flatMap((response) => jsonAnswer(config.id, response, openAiError)),
-          Effect.flatMap((parsed) => {
-            const result = embeddingsFromOpenAi(parsed, request.input)
-            return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
-          })
+          Effect.flatMap((response) =>
+            Effect.flatMap(jsonAnswer(config.id, response, openAiError), (parsed) => {
+              const result = embeddingsFromOpenAi(parsed, request.input, response.text)
+              return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
+            })
+          )
         )
       ).pipe(spans.span("OpenAi.embed", { attributes: { "gen_ai.system": "openai", "gen_ai.request.model": target.upstreamModel } }))
 
