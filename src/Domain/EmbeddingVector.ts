@@ -1,5 +1,5 @@
 import type { EmbeddingFormat } from "./EmbeddingRequest.ts"
-import type { EmbeddingVector } from "./EmbeddingResult.ts"
+import type { EmbeddingVector, JsonNumbers } from "./EmbeddingResult.ts"
 
 /**
  * The base64 form is the vector's float32 values as little-endian bytes, which is what the
@@ -38,21 +38,16 @@ export const base64ToFloats = (encoded: string): Array<number> => {
   return out
 }
 
-// The JSON text an upstream wrote for a vector of numbers, kept beside the parsed array: passing
-// it on costs a copy, while formatting 1,536 doubles again costs more than the rest of the request.
-const sourceText = new WeakMap<ReadonlyArray<number>, string>()
+const isJsonNumbers = (vector: EmbeddingVector): vector is JsonNumbers => typeof vector === "object" && "_tag" in vector
 
-/** Records `text` (a JSON array holding exactly the numbers of `vector`) as the vector's JSON. */
-export const keepJsonText = (vector: ReadonlyArray<number>, text: string): void => {
-  sourceText.set(vector, text)
-}
-
-/** The vector as JSON: its upstream's text when kept, else formatted. */
-export const vectorJson = (vector: EmbeddingVector): string =>
-  typeof vector === "string" ? JSON.stringify(vector) : (sourceText.get(vector) ?? JSON.stringify(vector))
+/** The vector as JSON; text kept from the upstream is copied as it is. */
+export const vectorJson = (vector: EmbeddingVector): string => (isJsonNumbers(vector) ? vector.json : JSON.stringify(vector))
 
 /** The vector in the client's format; one already in it is returned as it is, not re-encoded. */
 export const vectorIn = (vector: EmbeddingVector, format: EmbeddingFormat): EmbeddingVector => {
-  if (format === "base64") return typeof vector === "string" ? vector : floatsToBase64(vector)
+  if (format === "base64") {
+    if (typeof vector === "string") return vector
+    return floatsToBase64(isJsonNumbers(vector) ? (JSON.parse(vector.json) as Array<number>) : vector)
+  }
   return typeof vector === "string" ? base64ToFloats(vector) : vector
 }

@@ -8,7 +8,7 @@ import { GatewayError } from "../../src/Domain/GatewayError.ts"
 import { geminiEmbeddingBatches } from "../../src/Providers/Gemini/GeminiEmbeddingRequest.ts"
 import { embeddingsFromGemini } from "../../src/Providers/Gemini/GeminiEmbeddingResponse.ts"
 import { openAiEmbeddingBody } from "../../src/Providers/OpenAi/OpenAiEmbeddingRequest.ts"
-import { embeddingArraysText, embeddingsFromOpenAi } from "../../src/Providers/OpenAi/OpenAiEmbeddingResponse.ts"
+import { embeddingArraysText, embeddingsFromOpenAi, parseEmbeddingAnswer } from "../../src/Providers/OpenAi/OpenAiEmbeddingResponse.ts"
 
 const model = Schema.decodeUnknownSync(ModelConfig)({
   id: "emb",
@@ -105,46 +105,73 @@ describe("OpenAI embeddings: the upstream's text of each vector is passed on", (
     expect(embeddingArraysText('{"data":[{"object":"embedding","embedding":"AACAPw=="}]}')).toEqual([])
   })
 
-  it("keeps each vector's text, placed by index, and writes it unchanged", () => {
+  const parsed = (text: string) => {
+    const answer = parseEmbeddingAnswer(text)
+    if (answer === undefined) throw new Error("not JSON")
+    const result = embeddingsFromOpenAi(answer.body, input, answer.vectorTexts)
+    if (typeof result === "string") throw new Error(result)
+    return result
+  }
+
+  it("keeps each vector's text unparsed, placed by index, and writes it unchanged", () => {
     for (const space of ["", " \n"]) {
       const text = answer(space)
-      const result = embeddingsFromOpenAi(JSON.parse(text), input, text)
-      if (typeof result === "string") throw new Error(result)
-      expect(result.vectors).toEqual([[2.25], [0.5, -1e-7, 3]])
-      const json = embeddingsWireJson(embeddingsToWire(result, { model: "emb", format: "float" }))
-      expect(json).toContain(`"embedding":${embeddingArraysText(text)[0]}`)
-      expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(embeddingsToWire(result, { model: "emb", format: "float" }))))
+      const result = parsed(text)
+      const [second, first] = embeddingArraysText(text)
+      expect(result.vectors).toEqual([{ _tag: "JsonNumbers", json: first }, { _tag: "JsonNumbers", json: second }])
+      const wire = embeddingsToWire(result, { model: "emb", format: "float" })
+      expect(embeddingsWireJson(wire)).toContain(`"embedding":${second}`)
+      expect(JSON.parse(embeddingsWireJson(wire))).toEqual({
+        object: "list",
+        data: [{ object: "embedding", index: 0, embedding: [2.25] }, { object: "embedding", index: 1, embedding: [0.5, -1e-7, 3] }],
+        model: "emb",
+        usage: { prompt_tokens: 3, total_tokens: 3 }
+      })
+      expect(embeddingsToWire(result, { model: "emb", format: "base64" }).data.map((d) => d.embedding)).toEqual([
+        floatsToBase64([2.25]),
+        floatsToBase64([0.5, -1e-7, 3])
+      ])
     }
   })
 
-  it("formats the vectors itself when another field is called embedding", () => {
+  it("another field called embedding never takes a vector's place", () => {
     const b64 = floatsToBase64([1, 2])
-    const keep = (text: string) => {
-      const result = embeddingsFromOpenAi(JSON.parse(text), input, text)
-      if (typeof result === "string") throw new Error(result)
-      return result.vectors.map(vectorJson)
+    const texts = (text: string) => parsed(text).vectors.map(vectorJson)
+    expect(texts('{"meta":{"embedding":[9, 9]},"data":[{"embedding":[1, 2]},{"embedding":[3, 4]}]}')).toEqual(["[1, 2]", "[3, 4]"])
+    expect(texts(`{"data":[{"embedding":"${b64}"},{"embedding":[3, 4]}],"meta":{"embedding":[7, 8]}}`)).toEqual([`"${b64}"`, "[3, 4]"])
+  })
+
+  it("parses the body whole when an embedding array holds anything but numbers, and rejects what is not JSON", () => {
+    // Parsed whole: the vectors are plain arrays, and the client's answer is formatted.
+    expect(parsed('{"data":[{"embedding":[1, 2]},{"embedding":[3, 4]}],"x":{"embedding":[[5]]}}').vectors).toEqual([[1, 2], [3, 4]])
+    expect(parsed('{"data":[{"embedding":[1, 2]},{"embedding":[3, 4]}],"x":{"embedding":[1e999, "a"]}}').vectors).toEqual([[1, 2], [3, 4]])
+    for (const broken of ['{"data":[{"embedding":[1, 2]},{"embedding":[3, 4]}]', '{"data":[{"embedding":[1,,2]}]}', '{"data":[{"embedding":[01]}]}', '{"data":[{"embedding":[1]},]}']) {
+      expect(parseEmbeddingAnswer(broken)).toBeUndefined()
     }
-    // Spaced, so a kept text and a formatted vector differ.
-    expect(keep('{"data":[{"embedding":[1, 2]},{"embedding":[3, 4]}]}')).toEqual(["[1, 2]", "[3, 4]"])
-    // One array too many: nothing is kept.
-    expect(keep('{"meta":{"embedding":[9, 9]},"data":[{"embedding":[1, 2]},{"embedding":[3, 4]}]}')).toEqual(["[1,2]", "[3,4]"])
-    // As many arrays as vectors, but the second is someone else's: its ends differ, so it is formatted.
-    expect(keep(`{"data":[{"embedding":"${b64}"},{"embedding":[3, 4]}],"meta":{"embedding":[7, 8]}}`)).toEqual([`"${b64}"`, "[3,4]"])
+    // Numbers JSON allows and JavaScript's own syntax would not be confused with.
+    expect(parsed('{"data":[{"embedding":[-0, 1E+2, 0.5e-3]},{"embedding":[1]}]}').vectors.map(vectorJson)).toEqual(["[-0, 1E+2, 0.5e-3]", "[1]"])
+    // An empty vector is still refused by name.
+    expect(embeddingsFromOpenAi(parseEmbeddingAnswer('{"data":[{"embedding":[1]},{"embedding":[]}]}')!.body, input)).toMatch(/index 1/)
   })
 
   // Any vectors, either format, either way of writing the upstream's numbers: the answer parses
-  // to exactly what JSON.stringify of the list object gives.
+  // to exactly those vectors.
   const Vectors = Schema.Array(Schema.Array(Schema.Finite).check(Schema.isMinLength(1)).check(Schema.isMaxLength(40)))
     .check(Schema.isMinLength(1))
     .check(Schema.isMaxLength(4))
-  it.effect.prop("the written answer equals JSON.stringify of the list object", [Vectors, Schema.Boolean, Schema.Boolean], ([vectors, spaced, base64]) =>
+  it.effect.prop("the written answer holds exactly the upstream's vectors, in either format", [Vectors, Schema.Boolean, Schema.Boolean], ([vectors, spaced, base64]) =>
     Effect.sync(() => {
       const write = (v: ReadonlyArray<number>) => (spaced ? `[ ${v.map((n) => n.toExponential()).join(" ,\n")} ]` : JSON.stringify(v))
       const text = `{"data":[${vectors.map((v, i) => `{"object":"embedding","index":${i},"embedding":${write(v)}}`).join(",")}],"usage":{"prompt_tokens":1}}`
       const texts = vectors.map(() => "t")
-      const result = embeddingsFromOpenAi(JSON.parse(text), { _tag: "Text", texts }, text)
+      const answer = parseEmbeddingAnswer(text)!
+      expect(answer.vectorTexts).toHaveLength(vectors.length)
+      const result = embeddingsFromOpenAi(answer.body, { _tag: "Text", texts }, answer.vectorTexts)
       if (typeof result === "string") throw new Error(result)
       const wire = embeddingsToWire(result, { model: "emb", format: base64 ? "base64" : "float" })
-      expect(JSON.parse(embeddingsWireJson(wire))).toEqual(JSON.parse(JSON.stringify(wire)))
+      // What the upstream's text says (JSON has no -0: JSON.stringify writes it as 0).
+      const sent = vectors.map((v) => JSON.parse(write(v)) as Array<number>)
+      const expected = { object: "list", data: sent.map((v, index) => ({ object: "embedding", index, embedding: base64 ? floatsToBase64(v) : v })) }
+      expect(JSON.parse(embeddingsWireJson(wire))).toMatchObject(expected)
     }))
 })

@@ -10,9 +10,8 @@ import { profileFor, profiles } from "../OpenAiCompatible/Profiles.ts"
 import { badResponse } from "../ProviderErrors.ts"
 import { makeProviderHttp } from "../ProviderHttp.ts"
 import { openAiEmbeddingBody } from "./OpenAiEmbeddingRequest.ts"
-import { embeddingsFromOpenAi } from "./OpenAiEmbeddingResponse.ts"
+import { embeddingsFromOpenAi, parseEmbeddingAnswer } from "./OpenAiEmbeddingResponse.ts"
 import { openAiError } from "./OpenAiErrors.ts"
-import { jsonAnswer } from "../JsonAnswer.ts"
 
 /**
  * `POST {base_url}/embeddings` on OpenAI and every OpenAI-compatible server. Its own connection
@@ -34,12 +33,13 @@ export const makeOpenAiEmbeddingProvider = (config: ProviderConfig) =>
     const embed = (request: EmbeddingRequest, target: EmbeddingTarget): Effect.Effect<EmbeddingResult, GatewayError> =>
       Effect.suspend(() =>
         http.postJson(url, headers, JSON.stringify(openAiEmbeddingBody(request, target))).pipe(
-          Effect.flatMap((response) =>
-            Effect.flatMap(jsonAnswer(config.id, response, openAiError), (parsed) => {
-              const result = embeddingsFromOpenAi(parsed, request.input, response.text)
-              return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
-            })
-          )
+          Effect.flatMap((response) => {
+            if (response.status < 200 || response.status >= 300) return Effect.fail(openAiError(config.id, response, response.text))
+            const answer = parseEmbeddingAnswer(response.text)
+            if (answer === undefined) return Effect.fail(badResponse(config.id, "the body was not valid JSON"))
+            const result = embeddingsFromOpenAi(answer.body, request.input, answer.vectorTexts)
+            return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
+          })
         )
       ).pipe(spans.span("OpenAi.embed", { attributes: { "gen_ai.system": "openai", "gen_ai.request.model": target.upstreamModel } }))
 

@@ -1,25 +1,30 @@
 import { type EmbeddingInput, inputCount } from "../../Domain/EmbeddingRequest.ts"
 import type { EmbeddingResult, EmbeddingVector } from "../../Domain/EmbeddingResult.ts"
 import { estimatePromptTokens } from "../../Domain/EmbeddingTokens.ts"
-import { isFloat32Base64, keepJsonText } from "../../Domain/EmbeddingVector.ts"
+import { isFloat32Base64 } from "../../Domain/EmbeddingVector.ts"
 import { arr, num, rec } from "./OpenAiWire.ts"
 
-/** Numbers, or base64 of whole float32 values; an array is judged by its first element, not scanned. */
-const vectorOf = (value: unknown): EmbeddingVector | undefined => {
+/** A vector cut out of the body before parsing leaves this object in its place, holding its position. */
+const marker = "\u0000vector"
+
+/** Numbers, or base64 of whole float32 values; a parsed array is judged by its first element, not scanned. */
+const vectorOf = (value: unknown, texts: ReadonlyArray<string>): EmbeddingVector | undefined => {
   if (typeof value === "string") return isFloat32Base64(value) ? value : undefined
-  if (Array.isArray(value) && value.length > 0 && typeof value[0] === "number") return value as ReadonlyArray<number>
-  return undefined
+  if (Array.isArray(value)) return value.length > 0 && typeof value[0] === "number" ? (value as ReadonlyArray<number>) : undefined
+  const at = rec(value)[marker]
+  const json = typeof at === "number" ? texts[at] : undefined
+  return json === undefined ? undefined : { _tag: "JsonNumbers", json }
 }
 
 const isSpace = (code: number) => code === 32 || code === 10 || code === 13 || code === 9
 
 /**
- * The text of every array that follows an `"embedding"` key, in order. JSON escapes a quote
- * inside a string, so the key cannot be matched inside a value; an array of numbers holds no
- * `]` of its own. Run only on text that parsed as JSON.
+ * Where every array that follows an `"embedding"` key starts and ends, in order. JSON escapes a
+ * quote inside a string, so the key cannot be matched inside a value; an array of numbers holds
+ * no `]` of its own (one that does is not an array of numbers, and fails the check below).
  */
-export const embeddingArraysText = (text: string): Array<string> => {
-  const out: Array<string> = []
+const embeddingArrays = (text: string): Array<readonly [number, number]> => {
+  const out: Array<readonly [number, number]> = []
   for (let from = 0; ;) {
     const at = text.indexOf('"embedding"', from)
     if (at === -1) return out
@@ -31,46 +36,77 @@ export const embeddingArraysText = (text: string): Array<string> => {
     i++
     while (isSpace(text.charCodeAt(i))) i++
     from = i
-    // A base64 string: nothing to keep.
+    // A base64 string: nothing to cut out.
     if (text.charCodeAt(i) !== 91) continue
     const end = text.indexOf("]", i)
     if (end === -1) return out
-    out.push(text.slice(i, end + 1))
+    out.push([i, end + 1])
     from = end + 1
   }
 }
 
-// A span is kept only when its first and last numbers are the parsed vector's: a body with an
-// `"embedding"` key somewhere else (a vendor's extra field) is then formatted as before.
-const sameEnds = (span: string, vector: ReadonlyArray<number>): boolean => {
-  const firstComma = span.indexOf(",")
-  const lastComma = span.lastIndexOf(",")
-  const first = Number(span.slice(1, firstComma === -1 ? -1 : firstComma))
-  const last = Number(span.slice(lastComma === -1 ? 1 : lastComma + 1, -1))
-  return first === vector[0] && last === vector[vector.length - 1]
+/** The text of every array that follows an `"embedding"` key, in order. */
+export const embeddingArraysText = (text: string): Array<string> => embeddingArrays(text).map(([start, end]) => text.slice(start, end))
+
+// A JSON array of one or more numbers: JSON's own number grammar and whitespace, nothing else.
+const space = "[ \\t\\n\\r]*"
+const number = `${space}-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?${space}`
+const numbersArray = new RegExp(`^\\[(?:${number},)*${number}\\]$`)
+
+export interface EmbeddingAnswer {
+  readonly body: unknown
+  /** The vectors cut out of `body`, by the position its markers hold. */
+  readonly vectorTexts: ReadonlyArray<string>
+}
+
+/**
+ * An embeddings answer parsed without the numbers of its vectors: each array after an
+ * `"embedding"` key is checked to hold numbers only (a regular expression, a third of the time
+ * `JSON.parse` takes over it) and replaced by a marker before the rest is parsed. A marker stands
+ * where a valid value stood, so the rest parses exactly when the whole would have. When any
+ * such array holds something else, the body is parsed whole. Undefined: not JSON.
+ */
+export const parseEmbeddingAnswer = (text: string): EmbeddingAnswer | undefined => {
+  const vectorTexts: Array<string> = []
+  const parts: Array<string> = []
+  let last = 0
+  for (const [start, end] of embeddingArrays(text)) {
+    const json = text.slice(start, end)
+    if (!numbersArray.test(json)) {
+      vectorTexts.length = 0
+      break
+    }
+    parts.push(text.slice(last, start), `{"\\u0000vector":${vectorTexts.length}}`)
+    vectorTexts.push(json)
+    last = end
+  }
+  try {
+    if (vectorTexts.length === 0) return { body: JSON.parse(text) as unknown, vectorTexts }
+    parts.push(text.slice(last))
+    return { body: JSON.parse(parts.join("")) as unknown, vectorTexts }
+  } catch {
+    return undefined
+  }
 }
 
 /**
  * The list object of an embeddings answer -> one vector per input, in input order (placed by
  * `index`, which compatible servers may omit). Returns what is wrong when the body is unusable.
- * Servers that report no usage get the gateway's estimate. With the body's `text`, each vector
- * of numbers keeps the text it came in (see `keepJsonText`).
+ * Servers that report no usage get the gateway's estimate. `vectorTexts`: the vectors that
+ * `parseEmbeddingAnswer` cut out of the body.
  * @see https://platform.openai.com/docs/api-reference/embeddings/object
  */
-export const embeddingsFromOpenAi = (body: unknown, input: EmbeddingInput, text?: string): EmbeddingResult | string => {
+export const embeddingsFromOpenAi = (body: unknown, input: EmbeddingInput, vectorTexts: ReadonlyArray<string> = []): EmbeddingResult | string => {
   const data = arr(rec(body)["data"])
   const count = inputCount(input)
   if (data.length !== count) return `expected ${count} embeddings, got ${data.length}`
-  const spans = text === undefined ? [] : embeddingArraysText(text)
   const vectors = new Array<EmbeddingVector | undefined>(count)
   for (const [position, item] of data.entries()) {
     const entry = rec(item)
     const index = num(entry["index"]) ?? position
     if (!Number.isInteger(index) || index < 0 || index >= count || vectors[index] !== undefined) return `bad or repeated index ${index}`
-    const vector = vectorOf(entry["embedding"])
+    const vector = vectorOf(entry["embedding"], vectorTexts)
     if (vector === undefined) return `the embedding at index ${index} is neither numbers nor float32 base64`
-    const span = spans[position]
-    if (typeof vector !== "string" && span !== undefined && spans.length === count && sameEnds(span, vector)) keepJsonText(vector, span)
     vectors[index] = vector
   }
   const promptTokens = num(rec(rec(body)["usage"])["prompt_tokens"])
