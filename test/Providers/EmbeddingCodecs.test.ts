@@ -8,7 +8,7 @@ import { GatewayError } from "../../src/Domain/GatewayError.ts"
 import { geminiEmbeddingBatches } from "../../src/Providers/Gemini/GeminiEmbeddingRequest.ts"
 import { embeddingsFromGemini } from "../../src/Providers/Gemini/GeminiEmbeddingResponse.ts"
 import { openAiEmbeddingBody } from "../../src/Providers/OpenAi/OpenAiEmbeddingRequest.ts"
-import { embeddingArraysText, embeddingsFromOpenAi, parseEmbeddingAnswer } from "../../src/Providers/OpenAi/OpenAiEmbeddingResponse.ts"
+import { embeddingsFromOpenAi, parseEmbeddingAnswer } from "../../src/Providers/OpenAi/OpenAiEmbeddingResponse.ts"
 
 const model = Schema.decodeUnknownSync(ModelConfig)({
   id: "emb",
@@ -99,10 +99,12 @@ describe("OpenAI embeddings: the upstream's text of each vector is passed on", (
     `{"object":"embedding","index":0,"embedding":[${space}2.25${space}]}` +
     `],${space}"model":"m",${space}"usage":{"prompt_tokens":3,"total_tokens":3}}`
 
+  const vectorTexts = (text: string) => parseEmbeddingAnswer(text)?.vectorTexts
+
   it("finds the array after each embedding key, compact or spaced, and skips the value \"embedding\"", () => {
-    expect(embeddingArraysText(answer(""))).toEqual(["[0.5,-1e-7,3.0]", "[2.25]"])
-    expect(embeddingArraysText(answer(" \n"))).toEqual(["[0.5, \n-1e-7, \n3.0]", "[ \n2.25 \n]"])
-    expect(embeddingArraysText('{"data":[{"object":"embedding","embedding":"AACAPw=="}]}')).toEqual([])
+    expect(vectorTexts(answer(""))).toEqual(["[0.5,-1e-7,3.0]", "[2.25]"])
+    expect(vectorTexts(answer(" \n"))).toEqual(["[0.5, \n-1e-7, \n3.0]", "[ \n2.25 \n]"])
+    expect(vectorTexts('{"data":[{"object":"embedding","embedding":"AACAPw=="}]}')).toEqual([])
   })
 
   const parsed = (text: string) => {
@@ -117,7 +119,7 @@ describe("OpenAI embeddings: the upstream's text of each vector is passed on", (
     for (const space of ["", " \n"]) {
       const text = answer(space)
       const result = parsed(text)
-      const [second, first] = embeddingArraysText(text)
+      const [second, first] = vectorTexts(text)!
       expect(result.vectors).toEqual([{ _tag: "JsonNumbers", json: first }, { _tag: "JsonNumbers", json: second }])
       const wire = embeddingsToWire(result, { model: "emb", format: "float" })
       expect(embeddingsWireJson(wire)).toContain(`"embedding":${second}`)

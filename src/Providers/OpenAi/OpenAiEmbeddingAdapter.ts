@@ -12,6 +12,7 @@ import { makeProviderHttp } from "../ProviderHttp.ts"
 import { openAiEmbeddingBody } from "./OpenAiEmbeddingRequest.ts"
 import { embeddingsFromOpenAi, parseEmbeddingAnswer } from "./OpenAiEmbeddingResponse.ts"
 import { openAiError } from "./OpenAiErrors.ts"
+import { jsonAnswer } from "../JsonAnswer.ts"
 
 /**
  * `POST {base_url}/embeddings` on OpenAI and every OpenAI-compatible server. Its own connection
@@ -33,10 +34,8 @@ export const makeOpenAiEmbeddingProvider = (config: ProviderConfig) =>
     const embed = (request: EmbeddingRequest, target: EmbeddingTarget): Effect.Effect<EmbeddingResult, GatewayError> =>
       Effect.suspend(() =>
         http.postJson(url, headers, JSON.stringify(openAiEmbeddingBody(request, target))).pipe(
-          Effect.flatMap((response) => {
-            if (response.status < 200 || response.status >= 300) return Effect.fail(openAiError(config.id, response, response.text))
-            const answer = parseEmbeddingAnswer(response.text)
-            if (answer === undefined) return Effect.fail(badResponse(config.id, "the body was not valid JSON"))
+          Effect.flatMap((response) => jsonAnswer(config.id, response, openAiError, parseEmbeddingAnswer)),
+          Effect.flatMap((answer) => {
             const result = embeddingsFromOpenAi(answer.body, request.input, answer.vectorTexts)
             return typeof result === "string" ? Effect.fail(badResponse(config.id, result)) : Effect.succeed(result)
           })

@@ -6,6 +6,7 @@ import { arr, num, rec } from "./OpenAiWire.ts"
 
 /** A vector cut out of the body before parsing leaves this object in its place, holding its position. */
 const marker = "\u0000vector"
+const markerKey = JSON.stringify(marker)
 
 /** Numbers, or base64 of whole float32 values; a parsed array is judged by its first element, not scanned. */
 const vectorOf = (value: unknown, texts: ReadonlyArray<string>): EmbeddingVector | undefined => {
@@ -45,9 +46,6 @@ const embeddingArrays = (text: string): Array<readonly [number, number]> => {
   }
 }
 
-/** The text of every array that follows an `"embedding"` key, in order. */
-export const embeddingArraysText = (text: string): Array<string> => embeddingArrays(text).map(([start, end]) => text.slice(start, end))
-
 // A JSON array of one or more numbers: JSON's own number grammar and whitespace, nothing else.
 const space = "[ \\t\\n\\r]*"
 const number = `${space}-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?${space}`
@@ -67,22 +65,26 @@ export interface EmbeddingAnswer {
  * such array holds something else, the body is parsed whole. Undefined: not JSON.
  */
 export const parseEmbeddingAnswer = (text: string): EmbeddingAnswer | undefined => {
+  const whole = (): EmbeddingAnswer | undefined => {
+    try {
+      return { body: JSON.parse(text) as unknown, vectorTexts: [] }
+    } catch {
+      return undefined
+    }
+  }
   const vectorTexts: Array<string> = []
   const parts: Array<string> = []
   let last = 0
   for (const [start, end] of embeddingArrays(text)) {
     const json = text.slice(start, end)
-    if (!numbersArray.test(json)) {
-      vectorTexts.length = 0
-      break
-    }
-    parts.push(text.slice(last, start), `{"\\u0000vector":${vectorTexts.length}}`)
+    if (!numbersArray.test(json)) return whole()
+    parts.push(text.slice(last, start), `{${markerKey}:${vectorTexts.length}}`)
     vectorTexts.push(json)
     last = end
   }
+  if (vectorTexts.length === 0) return whole()
+  parts.push(text.slice(last))
   try {
-    if (vectorTexts.length === 0) return { body: JSON.parse(text) as unknown, vectorTexts }
-    parts.push(text.slice(last))
     return { body: JSON.parse(parts.join("")) as unknown, vectorTexts }
   } catch {
     return undefined
