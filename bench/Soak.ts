@@ -2,56 +2,42 @@ import { runLoad } from "./Load.ts"
 import type { Target } from "./Measure.ts"
 import { liveHeapMb } from "./LiveHeap.ts"
 import { rssMb } from "./Processes.ts"
+import { leastSquaresMbPerMin, type RssSample, theilSenMbPerMin } from "./RssTrend.ts"
 import type { Scenario } from "./Scenarios.ts"
+
+/**
+ * Start-up of the load (the heap and the socket pools grow to their working size): the first
+ * minute, or a fifth of a shorter soak. The growth check fits every sample after it: V8's
+ * old generation and the trimming make RSS swing by 50-100 MB over cycles of up to a few minutes,
+ * so a shorter window (the second half, as before) can land on one rising edge.
+ */
+const warmUpOf = (durationS: number) => Math.min(60, durationS / 5)
 
 export interface SoakResult {
   readonly seconds: number
-  readonly samples: ReadonlyArray<{ readonly atS: number; readonly rssMb: number }>
+  /** RSS every second. */
+  readonly samples: ReadonlyArray<RssSample>
   readonly requests: number
   readonly errors: number
-  /** Least-squares slope of RSS over the second half of the soak, MB per minute. */
+  readonly warmUpS: number
+  /** Theil-Sen slope of every sample after the warm-up, MB per minute: the figure the growth check uses. */
   readonly slopeMbPerMin: number
-  /**
-   * Theil-Sen slope over the second half (the median of the slopes between every two samples),
-   * MB per minute: a GC dip or spike moves a least-squares fit a lot and this one hardly, so it
-   * is the figure the growth check uses.
-   */
-  readonly robustSlopeMbPerMin: number
+  /** Least-squares slope of the same samples. */
+  readonly leastSquaresMbPerMin: number
+  /** Theil-Sen slope over the second half only (the window the check used before). */
+  readonly secondHalfSlopeMbPerMin: number
   /** Live JS heap after a full GC, before the soak and after it (a leak shows here, capacity does not). */
   readonly liveHeapMb: { readonly before: number; readonly after: number }
 }
 
-const theilSen = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
-  const slopes: Array<number> = []
-  for (let i = 0; i < points.length; i++) {
-    for (let j = i + 1; j < points.length; j++) {
-      const dt = points[j]!.atS - points[i]!.atS
-      if (dt > 0) slopes.push((points[j]!.rssMb - points[i]!.rssMb) / dt)
-    }
-  }
-  if (slopes.length === 0) return Number.NaN
-  slopes.sort((a, b) => a - b)
-  const mid = Math.floor(slopes.length / 2)
-  return (slopes.length % 2 === 1 ? slopes[mid]! : (slopes[mid - 1]! + slopes[mid]!) / 2) * 60
-}
-
-const slope = (points: ReadonlyArray<{ atS: number; rssMb: number }>) => {
-  if (points.length < 2) return Number.NaN
-  const mx = points.reduce((n, p) => n + p.atS, 0) / points.length
-  const my = points.reduce((n, p) => n + p.rssMb, 0) / points.length
-  const num = points.reduce((n, p) => n + (p.atS - mx) * (p.rssMb - my), 0)
-  const den = points.reduce((n, p) => n + (p.atS - mx) ** 2, 0)
-  return (num / den) * 60
-}
-
-/** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every 5 s. */
+/** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every second. */
 export const soak = async (target: Target, plain: Scenario, streamed: Scenario, durationS: number, connections: number) => {
   const liveBefore = await liveHeapMb(target.pid)
-  const samples: Array<{ atS: number; rssMb: number }> = [{ atS: 0, rssMb: rssMb(target.pid) }]
+  const samples: Array<RssSample> = [{ atS: 0, rssMb: rssMb(target.pid) }]
   const started = Date.now()
   const timer = setInterval(() => {
-    samples.push({ atS: Math.round((Date.now() - started) / 1000), rssMb: rssMb(target.pid) })
-  }, 5_000)
+    samples.push({ atS: (Date.now() - started) / 1000, rssMb: rssMb(target.pid) })
+  }, 1000)
   const load = (scenario: Scenario) =>
     runLoad({
       url: `http://127.0.0.1:${target.port}${scenario.path}`,
@@ -65,16 +51,18 @@ export const soak = async (target: Target, plain: Scenario, streamed: Scenario, 
     })
   const [a, b] = await Promise.all([load(plain), load(streamed)])
   clearInterval(timer)
-  samples.push({ atS: Math.round((Date.now() - started) / 1000), rssMb: rssMb(target.pid) })
-  const secondHalf = samples.filter((s) => s.atS >= durationS / 2)
+  const warmUpS = warmUpOf(durationS)
+  const steady = samples.filter((s) => s.atS >= warmUpS)
   const liveAfter = await liveHeapMb(target.pid)
   return {
     seconds: (Date.now() - started) / 1000,
     samples,
     requests: a.completed + b.completed,
     errors: a.errors + b.errors,
-    slopeMbPerMin: slope(secondHalf),
-    robustSlopeMbPerMin: theilSen(secondHalf),
+    warmUpS,
+    slopeMbPerMin: theilSenMbPerMin(steady),
+    leastSquaresMbPerMin: leastSquaresMbPerMin(steady),
+    secondHalfSlopeMbPerMin: theilSenMbPerMin(samples.filter((s) => s.atS >= durationS / 2)),
     liveHeapMb: { before: liveBefore, after: liveAfter }
   } satisfies SoakResult
 }
