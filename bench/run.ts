@@ -17,7 +17,7 @@ import { soak, type SoakResult } from "./Soak.ts"
  * loopback; the gateway and the floor pinned to CPU 0, this process (autocannon) and the
  * upstream to CPU 1. Prints one markdown table and the target checks.
  *
- * Flags: --soak (adds a 5-minute soak), --quick (short rounds), --rounds N, --duration S,
+ * Flags: --soak (adds a 5-minute soak; --soak-seconds S for another length), --quick (short rounds), --rounds N, --duration S,
  * --scenarios chat,stream,embeddings, --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
  * warm-up to steady state), --bare undici,node,fetch
  * (adds the bare Effect server -> Effect client proxy with those clients as targets),
