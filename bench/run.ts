@@ -241,12 +241,12 @@ try {
   }
   if (soaked !== undefined) {
     const { samples, warmUpS } = soaked
+    const steady = samples.filter((s) => s.atS >= warmUpS).map((s) => s.rssMb)
     out.push(
       "",
       `Soak: ${soaked.seconds.toFixed(0)} s, ${soaked.requests} requests, ${soaked.errors} errors; RSS (read every second) every 10 s (MB): ` +
         samples.filter((_, i) => i % 10 === 0).map((s) => s.rssMb.toFixed(0)).join(" ") +
-        `; after the first ${warmUpS.toFixed(0)} s between ${Math.min(...samples.filter((s) => s.atS >= warmUpS).map((s) => s.rssMb)).toFixed(0)} and ` +
-        `${Math.max(...samples.filter((s) => s.atS >= warmUpS).map((s) => s.rssMb)).toFixed(0)} MB, slope ${soaked.slopeMbPerMin.toFixed(2)} MB/min (Theil-Sen), ` +
+        `; after the first ${warmUpS.toFixed(0)} s between ${Math.min(...steady).toFixed(0)} and ${Math.max(...steady).toFixed(0)} MB, slope ${soaked.slopeMbPerMin.toFixed(2)} MB/min (Theil-Sen), ` +
         `${soaked.leastSquaresMbPerMin.toFixed(2)} MB/min (least squares); second half only ${soaked.secondHalfSlopeMbPerMin.toFixed(2)} MB/min (Theil-Sen)` +
         `; live JS heap after a full GC ${soaked.liveHeapMb.before.toFixed(1)} MB before the soak, ${soaked.liveHeapMb.after.toFixed(1)} MB after it`
     )
@@ -269,9 +269,9 @@ try {
         ok: soaked.slopeMbPerMin <= 1
       },
       {
-        target: "soak: live JS heap after a full GC grows <= 1 MB per minute of soak",
+        target: "soak: live JS heap after a full GC grows <= 1 MB per minute of soak (at least 2 MB, for caches a short soak fills)",
         measured: `${soaked.liveHeapMb.before.toFixed(1)} -> ${soaked.liveHeapMb.after.toFixed(1)} MB`,
-        ok: heapGrowth <= soaked.seconds / 60
+        ok: heapGrowth <= Math.max(2, soaked.seconds / 60)
       },
       { target: "soak: zero request errors", measured: String(soaked.errors), ok: soaked.errors === 0 }
     )
