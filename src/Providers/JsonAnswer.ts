@@ -5,7 +5,8 @@ import type { UpstreamResponse } from "./ProviderHttp.ts"
 
 type Answer = UpstreamResponse & { readonly text: string }
 
-const parseJson = (text: string): unknown => {
+/** `JSON.parse`, or undefined for text that is not JSON (JSON itself has no undefined). */
+export const parseJson = (text: string): unknown => {
   try {
     return JSON.parse(text) as unknown
   } catch {

@@ -152,6 +152,9 @@ describe("OpenAI embeddings: the upstream's text of each vector is passed on", (
     }
     // Numbers JSON allows and JavaScript's own syntax would not be confused with.
     expect(parsed('{"data":[{"embedding":[-0, 1E+2, 0.5e-3]},{"embedding":[1]}]}').vectors.map(vectorJson)).toEqual(["[-0, 1E+2, 0.5e-3]", "[1]"])
+    // Vectors parsed as numbers: the hand-written answer is exactly what JSON.stringify writes.
+    const plain = embeddingsToWire(parsed('{"data":[{"embedding":[1, 2]},{"embedding":[3.5]}],"x":{"embedding":["a"]}}'), { model: "m\"x", format: "float" })
+    expect(embeddingsWireJson(plain)).toBe(JSON.stringify(plain))
     // An empty vector is still refused by name.
     expect(embeddingsFromOpenAi(parseEmbeddingAnswer('{"data":[{"embedding":[1]},{"embedding":[]}]}')!.body, input)).toMatch(/index 1/)
   })

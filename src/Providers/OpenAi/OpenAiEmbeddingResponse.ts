@@ -2,6 +2,7 @@ import { type EmbeddingInput, inputCount } from "../../Domain/EmbeddingRequest.t
 import type { EmbeddingResult, EmbeddingVector } from "../../Domain/EmbeddingResult.ts"
 import { estimatePromptTokens } from "../../Domain/EmbeddingTokens.ts"
 import { isFloat32Base64 } from "../../Domain/EmbeddingVector.ts"
+import { parseJson } from "../JsonAnswer.ts"
 import { arr, num, rec } from "./OpenAiWire.ts"
 
 /** A vector cut out of the body before parsing leaves this object in its place, holding its position. */
@@ -66,11 +67,8 @@ export interface EmbeddingAnswer {
  */
 export const parseEmbeddingAnswer = (text: string): EmbeddingAnswer | undefined => {
   const whole = (): EmbeddingAnswer | undefined => {
-    try {
-      return { body: JSON.parse(text) as unknown, vectorTexts: [] }
-    } catch {
-      return undefined
-    }
+    const body = parseJson(text)
+    return body === undefined ? undefined : { body, vectorTexts: [] }
   }
   const vectorTexts: Array<string> = []
   const parts: Array<string> = []
@@ -84,11 +82,8 @@ export const parseEmbeddingAnswer = (text: string): EmbeddingAnswer | undefined 
   }
   if (vectorTexts.length === 0) return whole()
   parts.push(text.slice(last))
-  try {
-    return { body: JSON.parse(parts.join("")) as unknown, vectorTexts }
-  } catch {
-    return undefined
-  }
+  const body = parseJson(parts.join(""))
+  return body === undefined ? undefined : { body, vectorTexts }
 }
 
 /**
