@@ -1,7 +1,7 @@
 /**
- * One vector as the provider sent it: numbers, a base64 string of little-endian float32
- * bytes (OpenAI's `encoding_format: "base64"`), or the JSON text of its numbers. Kept as sent so that a vector already in the
- * format the client asked for is passed on untouched.
+ * One vector as the provider sent it: numbers, a base64 string of little-endian float32 bytes
+ * (OpenAI's `encoding_format: "base64"`), or the JSON text of its numbers. Kept as sent so that a
+ * vector already in the format the client asked for is passed on untouched.
  */
 export type EmbeddingVector = ReadonlyArray<number> | string | JsonNumbers
 

@@ -6,13 +6,13 @@ import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
 import { optionalSpans } from "../../Observability/OptionalSpans.ts"
 import type { EmbeddingProvider, EmbeddingTarget } from "../EmbeddingProvider.ts"
+import { jsonAnswer } from "../JsonAnswer.ts"
 import { profileFor, profiles } from "../OpenAiCompatible/Profiles.ts"
 import { badResponse } from "../ProviderErrors.ts"
 import { makeProviderHttp } from "../ProviderHttp.ts"
 import { openAiEmbeddingBody } from "./OpenAiEmbeddingRequest.ts"
 import { embeddingsFromOpenAi, parseEmbeddingAnswer } from "./OpenAiEmbeddingResponse.ts"
 import { openAiError } from "./OpenAiErrors.ts"
-import { jsonAnswer } from "../JsonAnswer.ts"
 
 /**
  * `POST {base_url}/embeddings` on OpenAI and every OpenAI-compatible server. Its own connection

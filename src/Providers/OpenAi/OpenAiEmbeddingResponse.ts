@@ -58,6 +58,11 @@ export interface EmbeddingAnswer {
   readonly vectorTexts: ReadonlyArray<string>
 }
 
+const answerOf = (json: string, vectorTexts: ReadonlyArray<string>): EmbeddingAnswer | undefined => {
+  const body = parseJson(json)
+  return body === undefined ? undefined : { body, vectorTexts }
+}
+
 /**
  * An embeddings answer parsed without the numbers of its vectors: each array after an
  * `"embedding"` key is checked to hold numbers only (a regular expression, a third of the time
@@ -66,24 +71,19 @@ export interface EmbeddingAnswer {
  * such array holds something else, the body is parsed whole. Undefined: not JSON.
  */
 export const parseEmbeddingAnswer = (text: string): EmbeddingAnswer | undefined => {
-  const whole = (): EmbeddingAnswer | undefined => {
-    const body = parseJson(text)
-    return body === undefined ? undefined : { body, vectorTexts: [] }
-  }
   const vectorTexts: Array<string> = []
   const parts: Array<string> = []
   let last = 0
   for (const [start, end] of embeddingArrays(text)) {
     const json = text.slice(start, end)
-    if (!numbersArray.test(json)) return whole()
+    if (!numbersArray.test(json)) return answerOf(text, [])
     parts.push(text.slice(last, start), `{${markerKey}:${vectorTexts.length}}`)
     vectorTexts.push(json)
     last = end
   }
-  if (vectorTexts.length === 0) return whole()
+  if (vectorTexts.length === 0) return answerOf(text, vectorTexts)
   parts.push(text.slice(last))
-  const body = parseJson(parts.join(""))
-  return body === undefined ? undefined : { body, vectorTexts }
+  return answerOf(parts.join(""), vectorTexts)
 }
 
 /**
