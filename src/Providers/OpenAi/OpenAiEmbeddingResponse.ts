@@ -81,7 +81,6 @@ export const parseEmbeddingAnswer = (text: string): EmbeddingAnswer | undefined 
     vectorTexts.push(json)
     last = end
   }
-  if (vectorTexts.length === 0) return answerOf(text, vectorTexts)
   parts.push(text.slice(last))
   return answerOf(parts.join(""), vectorTexts)
 }
