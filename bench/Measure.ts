@@ -1,5 +1,5 @@
 import { type LoadResult, runLoad } from "./Load.ts"
-import { cpuMs, treeCpuMs, peakRssMb, resetPeakRss, rssMb } from "./Processes.ts"
+import { cpuMs, peakRssMb, resetPeakRss, rssMb, stealPercent, stealTicks, treeCpuMs } from "./Processes.ts"
 import type { Scenario } from "./Scenarios.ts"
 
 /** Something the load is aimed at: the upstream itself, the floor proxy or the gateway. */
@@ -16,6 +16,8 @@ export interface Phase extends LoadResult {
   /** The part of it spent in child processes (the embedded storage process). */
   readonly childCpuMsPerRequest: number
   readonly peakRssMb: number
+  /** CPU steal on the machine during the phase, in percent of all CPU time. */
+  readonly stealPct: number
 }
 
 /** Time left after each phase for deferred work (usage flush, GC) to land in that phase's CPU. */
@@ -29,6 +31,7 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   }, 250)
   const before = treeCpuMs(target.pid)
   const ownBefore = cpuMs(target.pid)
+  const stealBefore = stealTicks()
   const result = await runLoad({
     url: `http://127.0.0.1:${target.port}${scenario.path}`,
     body: scenario.body,
@@ -42,11 +45,13 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   clearInterval(sampler)
   const after = treeCpuMs(target.pid)
   const own = cpuMs(target.pid) - ownBefore
+  const steal = stealPercent(stealBefore, stealTicks())
   return {
     ...result,
     cpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before) / result.completed,
     childCpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before - own) / result.completed,
-    peakRssMb: exactPeak ? peakRssMb(target.pid) : sampledPeak
+    peakRssMb: exactPeak ? peakRssMb(target.pid) : sampledPeak,
+    stealPct: steal
   }
 }
 
@@ -60,6 +65,8 @@ export interface Summary {
   readonly peakRssMb: number
   readonly errors: number
   readonly completed: number
+  /** Median CPU steal over the rounds, in percent. */
+  readonly stealPct: number
 }
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -82,7 +89,8 @@ export const summarise = (phases: ReadonlyArray<Phase>): Summary => {
     cpuMsPerRequest: completed === 0 ? Number.NaN : cpu / completed,
     peakRssMb: Math.max(...phases.map((p) => p.peakRssMb)),
     errors: phases.reduce((n, p) => n + p.errors, 0),
-    completed
+    completed,
+    stealPct: median(phases.map((p) => p.stealPct))
   }
 }
 
@@ -128,7 +136,7 @@ export const interleaved = async (
       options.log(
         `  ${scenario.name} c=${connections} round ${round + 1} ${target.name}: ${phase.rps.toFixed(0)} req/s, p50 ${phase.p50.toFixed(3)} ms` +
           (phase.ttfbP50 === undefined ? "" : `, ttfb ${phase.ttfbP50.toFixed(3)} ms`) +
-          `, cpu ${phase.cpuMsPerRequest.toFixed(3)} ms/req (children ${phase.childCpuMsPerRequest.toFixed(3)}), errors ${phase.errors}`
+          `, cpu ${phase.cpuMsPerRequest.toFixed(3)} ms/req (children ${phase.childCpuMsPerRequest.toFixed(3)}), errors ${phase.errors}, steal ${phase.stealPct.toFixed(1)}%`
       )
     }
   }

@@ -19,13 +19,19 @@ export interface Service {
   readonly stop: () => Promise<void>
 }
 
-/** `node <args>`, pinned to `cpu` when pinning is possible; stderr (and stdout after the first line) go to `logFile`. */
+/**
+ * `node <args>`, pinned to `cpu` when pinning is possible; stderr and stdout go to `logFile`. Both
+ * pipes are drained: a child whose output nobody reads blocks once the pipe's buffer is full.
+ */
 export const spawnNode = (args: ReadonlyArray<string>, options: { cpu: number | undefined; env?: NodeJS.ProcessEnv; logFile: string }) => {
   const command = options.cpu === undefined ? process.execPath : "taskset"
   const argv = options.cpu === undefined ? [...args] : ["-c", String(options.cpu), process.execPath, ...args]
   const child = spawn(command, argv, { env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] })
   const log = createWriteStream(options.logFile, { flags: "a" })
-  child.stderr!.pipe(log)
+  // Two sources: neither may end the file for the other.
+  child.stderr!.pipe(log, { end: false })
+  child.stdout!.pipe(log, { end: false })
+  child.once("close", () => log.end())
   return child
 }
 
@@ -162,6 +168,21 @@ export const resetPeakRss = (pid: number): boolean => {
     return false
   }
 }
+
+/**
+ * CPU time the hypervisor gave to someone else (`steal` in /proc/stat), over all CPUs, in clock
+ * ticks, with the total ticks elapsed; zero steal on bare metal. On a shared VM it inflates
+ * latency and cuts throughput without showing up in any process's own CPU time.
+ */
+export const stealTicks = (): { readonly steal: number; readonly total: number } => {
+  const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!
+  const fields = line.trim().split(/\s+/).slice(1, 9).map(Number)
+  return { steal: fields[7] ?? 0, total: fields.reduce((a, b) => a + b, 0) }
+}
+
+/** Steal as a share of the CPU time elapsed between two readings, in percent. */
+export const stealPercent = (before: ReturnType<typeof stealTicks>, after: ReturnType<typeof stealTicks>): number =>
+  after.total === before.total ? 0 : (100 * (after.steal - before.steal)) / (after.total - before.total)
 
 export const machineDescription = (): string => {
   const cpuinfo = readFileSync("/proc/cpuinfo", "utf8")

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url"
 import { interleaved, type Target, warmUp } from "./Measure.ts"
 import { longStreams, type LongStreamsResult, longStreamsTable } from "./LongStreams.ts"
 import { holdOpenStreams, type OpenStreamsResult } from "./OpenStreams.ts"
-import { canKeepAwake, canPin, keepAwake, machineDescription, runScript, type Service, service, spawnNode, startScript, waitForHttp } from "./Processes.ts"
+import { canKeepAwake, canPin, keepAwake, machineDescription, runScript, type Service, service, spawnNode, startScript, stealPercent, stealTicks, waitForHttp } from "./Processes.ts"
 import { checksTable, openStreamsTable, resultsTable, type ScenarioResult, targetChecks } from "./Report.ts"
 import { gatewayConfig, holdBody, scenarios } from "./Scenarios.ts"
 import { soak, type SoakResult } from "./Soak.ts"
@@ -71,10 +71,18 @@ const freePort = () =>
     })
   })
 
+/** How much of the machine a hypervisor took away while measuring: figures from a VM with high steal vary run to run. */
+const stealLine = (perSummary: ReadonlyArray<number>, whole: number): string => {
+  const sorted = [...perSummary].sort((a, b) => a - b)
+  const median = sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!
+  return `CPU steal (time the hypervisor gave to other guests, share of all CPU time): ${whole.toFixed(1)}% over the whole run; per target and scenario (median over its rounds) ${median.toFixed(1)}% typical, ${(sorted.at(-1) ?? Number.NaN).toFixed(1)}% at most.`
+}
+
 const dir = mkdtempSync(NodePath.join(tmpdir(), "gateway-bench-"))
 const services: Array<Service> = []
 const script = (name: string) => NodePath.join(here, name)
 
+const stealAtStart = stealTicks()
 try {
   log(`machine: ${machineDescription()}; ${pinned ? "gateway and floor on CPU 0, load and upstream on CPU 1" : "NOT pinned (taskset or a second CPU missing)"}`)
   const upstream = await startScript("upstream", [script("FakeUpstream.ts")], { cpu: loadCpu, logFile: NodePath.join(dir, "upstream.log") })
@@ -221,6 +229,7 @@ try {
     `Machine: ${machineDescription()}. ${pinned ? "Gateway and floor pinned to CPU 0; autocannon and the fake upstream on CPU 1." : "Not pinned."}`,
     `Warm-up: every target, on every scenario at concurrency 64, in ${quick ? 2 : 3} s rounds until the CPU per request of a round is within 5% of the round before (at least 3 rounds, at most ${quick ? 4 : 12}).`,
     `Rounds: ${rounds} x ${durationS} s per target (after a ${warmupS} s warm-up at the round's concurrency), interleaved; medians over rounds, CPU over all requests.`,
+    stealLine(results.flatMap((r) => [...r.summaries.values()].map((summary) => summary.stealPct)), stealPercent(stealAtStart, stealTicks())),
     ...(awake
       ? ["Concurrency 1 is measured twice: as the machine is, and with both CPUs kept from halting while idle (an idle-priority busy loop on each, which any request preempts)."]
       : []),
