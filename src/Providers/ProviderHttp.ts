@@ -7,7 +7,7 @@ import type * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
-import * as Sse from "effect/encoding/Sse"
+import type * as Sse from "effect/encoding/Sse"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 // undici's package root loads fetch, WebSocket, caching and mocking as well (about 1 MB of source
 // kept on the heap); only the Agent is used.
@@ -17,6 +17,7 @@ import type { GatewayError } from "../Domain/GatewayError.ts"
 import { optionalSpans } from "../Observability/OptionalSpans.ts"
 import { badResponse } from "./ProviderErrors.ts"
 import { RequestDeadline } from "./RequestDeadline.ts"
+import { makeSseDecoder } from "./SseDecoder.ts"
 import { UpstreamExchange } from "./UpstreamExchange.ts"
 
 export interface UpstreamResponse {
@@ -183,9 +184,8 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
 
 /**
  * SSE events of a byte stream; CRLF, CR and LF framing, a leading BOM and any read split are
- * handled (Effect's own SSE parser, fed directly: one step per network read for decoding and
- * parsing together). An SSE `retry:` directive or an oversized event ends the stream like a
- * broken body.
+ * handled (see SseDecoder.ts: one step per network read for decoding and parsing together). An
+ * SSE `retry:` directive or an oversized event ends the stream like a broken body.
  */
 export const sseEvents = (
   provider: string,
@@ -194,12 +194,9 @@ export const sseEvents = (
   Stream.transformPull(bytes, (pull) =>
     Effect.sync(() => {
       const text = new TextDecoder()
+      const decoder = makeSseDecoder()
       let parsed: Array<Sse.Event> = []
       let broken = false
-      const parser = Sse.makeParser((event) => {
-        if (event._tag === "Retry") broken = true
-        else parsed.push(event)
-      })
       const next: Pull.Pull<Arr.NonEmptyReadonlyArray<Sse.Event>, GatewayError> = Effect.suspend(() => {
         if (parsed.length > 0) {
           const out = parsed as unknown as Arr.NonEmptyReadonlyArray<Sse.Event>
@@ -209,11 +206,13 @@ export const sseEvents = (
         if (broken) return Effect.fail(badResponse(provider, "malformed event stream"))
         return Effect.flatMap(pull, (chunks) => {
           for (const chunk of chunks) {
-            if (parser.feed(text.decode(chunk, { stream: true })) !== undefined) {
+            const result = decoder.feed(text.decode(chunk, { stream: true }), parsed)
+            if (result === "too-large") {
               parsed = []
               broken = true
               break
             }
+            if (result === "retry") broken = true
           }
           return next
         })

@@ -45,11 +45,18 @@ export const openAiStreamStep = (state: OpenAiStreamState, data: string): OpenAi
     const content = str(delta["content"])
     const logprobs = isRecord(raw["logprobs"]) ? (raw["logprobs"] as unknown as ChoiceLogprobs) : undefined
     if ((content !== undefined && content !== "") || logprobs !== undefined) {
-      events.push({ _tag: "TextDelta", choice, text: content ?? "", ...(logprobs === undefined ? {} : { logprobs }) })
+      // Two literals rather than a spread: the common delta stays one small object of one shape.
+      events.push(
+        logprobs === undefined
+          ? { _tag: "TextDelta", choice, text: content ?? "" }
+          : { _tag: "TextDelta", choice, text: content ?? "", logprobs }
+      )
     }
     const refusal = str(delta["refusal"])
     if (refusal !== undefined && refusal !== "") events.push({ _tag: "RefusalDelta", choice, text: refusal })
-    for (const [position, rawCall] of arr(delta["tool_calls"]).entries()) {
+    const calls = arr(delta["tool_calls"])
+    for (let position = 0; position < calls.length; position++) {
+      const rawCall = calls[position]
       if (!isRecord(rawCall)) continue
       const toolIndex = num(rawCall["index"]) ?? position
       const fn = rec(rawCall["function"])
