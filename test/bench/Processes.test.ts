@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
