@@ -45,13 +45,12 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   clearInterval(sampler)
   const after = treeCpuMs(target.pid)
   const own = cpuMs(target.pid) - ownBefore
-  const steal = stealPercent(stealBefore, stealTicks())
   return {
     ...result,
     cpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before) / result.completed,
     childCpuMsPerRequest: result.completed === 0 ? Number.NaN : (after - before - own) / result.completed,
     peakRssMb: exactPeak ? peakRssMb(target.pid) : sampledPeak,
-    stealPct: steal
+    stealPct: stealPercent(stealBefore, stealTicks())
   }
 }
 
@@ -69,7 +68,7 @@ export interface Summary {
   readonly stealPct: number
 }
 
-const median = (values: ReadonlyArray<number>): number => {
+export const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2

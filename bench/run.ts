@@ -4,7 +4,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { interleaved, type Target, warmUp } from "./Measure.ts"
+import { interleaved, median, type Target, warmUp } from "./Measure.ts"
 import { longStreams, type LongStreamsResult, longStreamsTable } from "./LongStreams.ts"
 import { holdOpenStreams, type OpenStreamsResult } from "./OpenStreams.ts"
 import { canKeepAwake, canPin, keepAwake, machineDescription, runScript, type Service, service, spawnNode, startScript, stealPercent, stealTicks, waitForHttp } from "./Processes.ts"
@@ -72,11 +72,11 @@ const freePort = () =>
   })
 
 /** How much of the machine a hypervisor took away while measuring: figures from a VM with high steal vary run to run. */
-const stealLine = (perSummary: ReadonlyArray<number>, whole: number): string => {
-  const sorted = [...perSummary].sort((a, b) => a - b)
-  const median = sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!
-  return `CPU steal (time the hypervisor gave to other guests, share of all CPU time): ${whole.toFixed(1)}% over the whole run; per target and scenario (median over its rounds) ${median.toFixed(1)}% typical, ${(sorted.at(-1) ?? Number.NaN).toFixed(1)}% at most.`
-}
+const stealLine = (perSummary: ReadonlyArray<number>, whole: number): string =>
+  `CPU steal (time the hypervisor gave to other guests, share of all CPU time): ${whole.toFixed(1)}% over the whole run` +
+  (perSummary.length === 0
+    ? "."
+    : `; per target and scenario (median over its rounds) ${median(perSummary).toFixed(1)}% typical, ${Math.max(...perSummary).toFixed(1)}% at most.`)
 
 const dir = mkdtempSync(NodePath.join(tmpdir(), "gateway-bench-"))
 const services: Array<Service> = []

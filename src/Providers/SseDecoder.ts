@@ -4,7 +4,10 @@ import type * as Sse from "effect/encoding/Sse"
 export type SseFeedResult = "ok" | "retry" | "too-large"
 
 export interface SseDecoder {
-  /** Parses the next piece of text; complete events go to `out`, in order. */
+  /**
+   * Parses the next piece of text; complete events go to `out`, in order. After `too-large` the
+   * stream is broken: the decoder is not fed again.
+   */
   readonly feed: (text: string, out: Array<Sse.Event>) => SseFeedResult
 }
 
@@ -87,15 +90,8 @@ export const makeSseDecoder = (maxEventSize = 10 * 1024 * 1024): SseDecoder => {
       }
       line(text, out)
     }
-    if (pending.length + (data === undefined ? 0 : data.length + 1) > maxEventSize) {
-      pending = ""
-      data = undefined
-      eventName = undefined
-      lastEventId = undefined
-      first = true
-      skipLf = false
-      return "too-large"
-    }
+    // Counted as Effect's parser counts it: data with a newline after each line.
+    if (pending.length + (data === undefined ? 0 : data.length + 1) > maxEventSize) return "too-large"
     return sawRetry ? "retry" : "ok"
   }
 

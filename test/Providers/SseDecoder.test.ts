@@ -66,10 +66,14 @@ describe("SseDecoder", () => {
       expect(viaDecoder(pieces)).toEqual(viaEffect(pieces))
     }))
 
-  it.effect.prop("and the same past the size limit", [Script], ([script]) =>
+  // Up to and including the feed that finds an event too large: the stream ends there.
+  it.effect.prop("and the same up to an event past the size limit", [Script], ([script]) =>
     Effect.sync(() => {
       const pieces = cut(text(script), script.splits)
-      expect(viaDecoder(pieces, 12)).toEqual(viaEffect(pieces, 12))
+      const expected = viaEffect(pieces, 12)
+      const tooLarge = expected.findIndex((feed) => feed.result === "too-large")
+      const fed = tooLarge === -1 ? pieces : pieces.slice(0, tooLarge + 1)
+      expect(viaDecoder(fed, 12)).toEqual(expected.slice(0, fed.length))
     }))
 
   it("reads an OpenAI-style stream: one event per frame, data as sent", () => {
@@ -87,6 +91,15 @@ describe("SseDecoder", () => {
   it("carries a line and a CRLF split between reads", () => {
     const results = viaDecoder(["data: {\"a\"", ":1}\r", "\n\r", "\n"])
     expect(results.flatMap((r) => r.events.map((e) => e.data))).toEqual(['{"a":1}'])
+  })
+
+  it("counts an event's size as Effect's parser does, to the character", () => {
+    const results = (piece: string) => [viaDecoder([piece], 8)[0]!.result, viaEffect([piece], 8)[0]!.result]
+    // Data of 7 characters counts 8 with its newline; an unterminated line counts as it is.
+    expect(results("data: 1234567\n")).toEqual(["ok", "ok"])
+    expect(results("data: 12345678\n")).toEqual(["too-large", "too-large"])
+    expect(results("data: 12")).toEqual(["ok", "ok"])
+    expect(results("data: 123")).toEqual(["too-large", "too-large"])
   })
 
   it("reports a retry directive and an oversized event", () => {
