@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -18,7 +18,11 @@ describe("bench processes", () => {
     const child = spawnNode(["-e", script], { cpu: undefined, logFile })
     const code = await new Promise<number | null>((resolve) => child.once("close", resolve))
     expect(code).toBe(0)
-    await new Promise((r) => setTimeout(r, 100))
+    // The log is ended when the child closes and finishes writing a moment later.
+    const expectedBytes = (1 << 20) + 1000
+    for (let waited = 0; statSync(logFile).size < expectedBytes && waited < 5000; waited += 20) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
     const log = readFileSync(logFile, "utf8")
     expect(log.split("o").length - 1).toBe(1 << 20)
     expect(log.split("e").length - 1).toBe(1000)
