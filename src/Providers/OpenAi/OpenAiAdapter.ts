@@ -68,17 +68,22 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
         )
       }).pipe(traceComplete(target))
 
+    // A plain chain rather than a generator: this runs before every stream's upstream request.
     const stream = (request: ChatRequest, target: ChatTarget): Stream.Stream<ChatStreamEvent, GatewayError> =>
       Stream.unwrap(
-        Effect.gen(function* () {
-          const body = yield* fromCodec(() => JSON.stringify(openAiRequestBody(request, target, profile, true)))
-          const response = yield* http.postStream(url, streamHeaders, body)
-          if (response.status < 200 || response.status >= 300) {
-            const text = yield* response.body.pipe(Stream.decodeText(), Stream.mkString, Effect.orElseSucceed(() => ""))
-            return yield* openAiError(config.id, response, text)
-          }
-          return openAiEvents(config.id, sseEvents(config.id, response.body))
-        }).pipe(spans.span("OpenAi.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } }))
+        fromCodec(() => JSON.stringify(openAiRequestBody(request, target, profile, true))).pipe(
+          Effect.flatMap((body) => http.postStream(url, streamHeaders, body)),
+          Effect.flatMap((response): Effect.Effect<Stream.Stream<ChatStreamEvent, GatewayError>, GatewayError> => {
+            if (response.status >= 200 && response.status < 300) return Effect.succeed(openAiEvents(config.id, sseEvents(config.id, response.body)))
+            return response.body.pipe(
+              Stream.decodeText(),
+              Stream.mkString,
+              Effect.orElseSucceed(() => ""),
+              Effect.flatMap((text) => Effect.fail(openAiError(config.id, response, text)))
+            )
+          }),
+          spans.span("OpenAi.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } })
+        )
       )
 
     return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
