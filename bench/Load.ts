@@ -6,7 +6,7 @@ export interface LoadOptions {
   readonly headers: Record<string, string>
   readonly connections: number
   readonly durationS: number
-  /** Record the time to the first body byte of every response (streams). */
+  /** Record the time to the first body byte and to the first text content of every response (streams). */
   readonly ttfb: boolean
   readonly verify: (body: string) => boolean
   /** Keep per-request latencies (off for the soak, where they would pile up). */
@@ -22,6 +22,31 @@ export interface LoadResult {
   readonly p99: number
   readonly ttfbP50: number | undefined
   readonly ttfbP99: number | undefined
+  /** Time to the first chunk with text content: what a reader of the stream waits for. */
+  readonly ttfcP50: number | undefined
+}
+
+const contentStart = /"content":"(?:[^"\\]|\\.)/
+// Longer than the marker and the character after it.
+const keptTail = 16
+
+/**
+ * Finds the first chat chunk delta with non-empty text content in a response's body reads,
+ * wherever a read cuts it (the end of the previous read is kept in front). The role chunk's
+ * `"content":""` does not count; a JSON writer puts no space after the colon.
+ */
+export class FirstContent {
+  private tail = ""
+  reset() {
+    this.tail = ""
+  }
+  /** Whether the body read so far, up to and including `read`, holds text content. */
+  seen(read: string): boolean {
+    const text = this.tail + read
+    if (contentStart.test(text)) return true
+    this.tail = text.slice(-keptTail)
+    return false
+  }
 }
 
 /** Growable store of float samples (ms). */
@@ -45,27 +70,39 @@ class Samples {
 
 /**
  * One autocannon run. Latencies are kept at sub-millisecond precision (autocannon's own
- * histogram rounds to whole milliseconds), and for streams the first body byte of every
- * response is timed from the moment its request was written.
+ * histogram rounds to whole milliseconds), and for streams the first body byte and the first
+ * text content of every response are timed from the moment its request was written.
  */
 export const runLoad = (options: LoadOptions): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
     const latencies = new Samples()
     const ttfbs = new Samples()
+    const ttfcs = new Samples()
     let completed = 0
     const keep = options.latencies !== false
     const setupClient = (client: Client) => {
       if (!options.ttfb || !keep) return
       let sentAt = 0n
       let waiting = false
+      let waitingContent = false
+      const content = new FirstContent()
       client.on("request", () => {
         sentAt = process.hrtime.bigint()
         waiting = true
+        waitingContent = true
+        content.reset()
       })
-      client.on("body", () => {
-        if (!waiting) return
-        waiting = false
-        ttfbs.push(Number(process.hrtime.bigint() - sentAt) / 1e6)
+      client.on("body", (body: Buffer) => {
+        if (!waitingContent) return
+        const now = process.hrtime.bigint()
+        if (waiting) {
+          waiting = false
+          ttfbs.push(Number(now - sentAt) / 1e6)
+        }
+        if (content.seen(body.toString("latin1"))) {
+          waitingContent = false
+          ttfcs.push(Number(now - sentAt) / 1e6)
+        }
       })
     }
     const started = performance.now()
@@ -92,7 +129,8 @@ export const runLoad = (options: LoadOptions): Promise<LoadResult> =>
           p50: latencies.percentile(50),
           p99: latencies.percentile(99),
           ttfbP50: options.ttfb ? ttfbs.percentile(50) : undefined,
-          ttfbP99: options.ttfb ? ttfbs.percentile(99) : undefined
+          ttfbP99: options.ttfb ? ttfbs.percentile(99) : undefined,
+          ttfcP50: options.ttfb ? ttfcs.percentile(50) : undefined
         })
       }
     )

@@ -60,6 +60,7 @@ export interface Summary {
   readonly p50: number
   readonly p99: number
   readonly ttfbP50: number | undefined
+  readonly ttfcP50: number | undefined
   readonly cpuMsPerRequest: number
   readonly peakRssMb: number
   readonly errors: number
@@ -79,12 +80,14 @@ export const summarise = (phases: ReadonlyArray<Phase>): Summary => {
   const completed = phases.reduce((n, p) => n + p.completed, 0)
   const cpu = phases.reduce((n, p) => n + p.cpuMsPerRequest * p.completed, 0)
   const ttfb = phases.map((p) => p.ttfbP50).filter((v): v is number => v !== undefined)
+  const ttfc = phases.map((p) => p.ttfcP50).filter((v): v is number => v !== undefined)
   return {
     rounds: phases.length,
     rps: median(phases.map((p) => p.rps)),
     p50: median(phases.map((p) => p.p50)),
     p99: median(phases.map((p) => p.p99)),
     ttfbP50: ttfb.length === 0 ? undefined : median(ttfb),
+    ttfcP50: ttfc.length === 0 ? undefined : median(ttfc),
     cpuMsPerRequest: completed === 0 ? Number.NaN : cpu / completed,
     peakRssMb: Math.max(...phases.map((p) => p.peakRssMb)),
     errors: phases.reduce((n, p) => n + p.errors, 0),
@@ -134,7 +137,7 @@ export const interleaved = async (
       phases.get(target.name)!.push(phase)
       options.log(
         `  ${scenario.name} c=${connections} round ${round + 1} ${target.name}: ${phase.rps.toFixed(0)} req/s, p50 ${phase.p50.toFixed(3)} ms` +
-          (phase.ttfbP50 === undefined ? "" : `, ttfb ${phase.ttfbP50.toFixed(3)} ms`) +
+          (phase.ttfbP50 === undefined ? "" : `, ttfb ${phase.ttfbP50.toFixed(3)} ms, first content ${phase.ttfcP50!.toFixed(3)} ms`) +
           `, cpu ${phase.cpuMsPerRequest.toFixed(3)} ms/req (children ${phase.childCpuMsPerRequest.toFixed(3)}), errors ${phase.errors}, steal ${phase.stealPct.toFixed(1)}%`
       )
     }
