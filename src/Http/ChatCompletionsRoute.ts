@@ -47,12 +47,14 @@ const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: R
         Effect.catch(read, (error) => (Cause.isDone(error) ? last(doneFrame) : last(errorFrame(error.reason.message), doneFrame)))
       let pending: Fiber.Fiber<Frames, GatewayError | Cause.Done> | undefined
       let ticker: IdleTicker | undefined
+      // Built once per stream and run for every batch.
+      const encodedOrEnding = orEnding(encoded)
       // After the first frame: the rest, then [DONE]; a failure becomes the error frame and [DONE].
       const rest = Effect.suspend(() => {
         if (finished) return Cause.done()
         // Asked for more right after writing the previous frames.
         ticker?.touch()
-        if (pending === undefined) return orEnding(encoded)
+        if (pending === undefined) return encodedOrEnding
         const first = pending
         pending = undefined
         return orEnding(Fiber.join(first))

@@ -76,11 +76,12 @@ const bodyStream = (exchange: UpstreamExchange): Stream.Stream<Uint8Array, Gatew
       exchange.onChange = undefined
     })
   })
+  const waitThenPull = Effect.flatMap(wait, () => pull)
   const pull: Effect.Effect<readonly [Uint8Array, ...Array<Uint8Array>], GatewayError | Cause.Done> = Effect.suspend(() => {
     if (exchange.chunks.length > 0) return Effect.succeed(exchange.take() as [Buffer, ...Array<Buffer>])
     if (exchange.failure !== undefined) return Effect.fail(exchange.failure)
     if (exchange.ended) return Cause.done()
-    return Effect.flatMap(wait, () => pull)
+    return waitThenPull
   })
   // A reader that stops early because it failed or was interrupted (the client went away)
   // takes the upstream request with it; one that stopped because it had everything (the SSE
@@ -197,6 +198,19 @@ export const sseEvents = (
       const decoder = makeSseDecoder()
       let parsed: Array<Sse.Event> = []
       let broken = false
+      // Built once per stream and run for every read.
+      const read = Effect.flatMap(pull, (chunks) => {
+        for (const chunk of chunks) {
+          const result = decoder.feed(text.decode(chunk, { stream: true }), parsed)
+          if (result === "too-large") {
+            parsed = []
+            broken = true
+            break
+          }
+          if (result === "retry") broken = true
+        }
+        return next
+      })
       const next: Pull.Pull<Arr.NonEmptyReadonlyArray<Sse.Event>, GatewayError> = Effect.suspend(() => {
         if (parsed.length > 0) {
           const out = parsed as unknown as Arr.NonEmptyReadonlyArray<Sse.Event>
@@ -204,18 +218,7 @@ export const sseEvents = (
           return Effect.succeed(out)
         }
         if (broken) return Effect.fail(badResponse(provider, "malformed event stream"))
-        return Effect.flatMap(pull, (chunks) => {
-          for (const chunk of chunks) {
-            const result = decoder.feed(text.decode(chunk, { stream: true }), parsed)
-            if (result === "too-large") {
-              parsed = []
-              broken = true
-              break
-            }
-            if (result === "retry") broken = true
-          }
-          return next
-        })
+        return read
       })
       return next
     }))

@@ -53,6 +53,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
         let committed = false
         let started = false
         let current: Attempt | undefined
+        let currentRead: Pull.Pull<Events, GatewayError> | undefined
         let served: Events | undefined
 
         const settle = (attempt: Attempt, error: GatewayError | undefined) => {
@@ -62,6 +63,23 @@ export const routedStream = (parts: RoutedStreamParts) =>
             Scope.close(attempt.scope, error === undefined ? Exit.void : Exit.fail(error))
           )
         }
+
+        // One read per attempt, built when it opens and run for every batch.
+        const readOf = (attempt: Attempt): Pull.Pull<Events, GatewayError> =>
+          attempt.pull.pipe(
+            Effect.map((events): Events => {
+              if (!committed) committed = events.some(parts.commits)
+              return events
+            }),
+            Effect.catch((failure): Effect.Effect<Events, GatewayError | Cause.Done> => {
+              if (Cause.isDone(failure)) return Effect.andThen(settle(attempt, undefined), Cause.done())
+              // After the first content the client has seen this route: no silent switch any more.
+              return Effect.andThen(
+                settle(attempt, failure),
+                committed ? Effect.fail(failure) : Effect.andThen(open(failure), next)
+              )
+            })
+          )
 
         const open = (error: GatewayError | undefined): Effect.Effect<void, GatewayError> => {
           const step = planner.next(error)
@@ -76,6 +94,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
               Effect.flatMap(Channel.toPullScoped(events.channel, attemptScope), (pull) => {
                 const attempt: Attempt = { candidate, scope: attemptScope, startedAt, pull, recorded: false }
                 current = attempt
+                currentRead = readOf(attempt)
                 served = [{
                   _tag: "Served",
                   served: { model: candidate.model.id, provider: candidate.deployment.provider, upstreamModel: candidate.deployment.model }
@@ -108,22 +127,8 @@ export const routedStream = (parts: RoutedStreamParts) =>
             started = true
             return Effect.andThen(open(undefined), next)
           }
-          const attempt = current
-          if (attempt === undefined || attempt.recorded) return Cause.done()
-          return attempt.pull.pipe(
-            Effect.map((events): Events => {
-              if (!committed) committed = events.some(parts.commits)
-              return events
-            }),
-            Effect.catch((failure): Effect.Effect<Events, GatewayError | Cause.Done> => {
-              if (Cause.isDone(failure)) return Effect.andThen(settle(attempt, undefined), Cause.done())
-              // After the first content the client has seen this route: no silent switch any more.
-              return Effect.andThen(
-                settle(attempt, failure),
-                committed ? Effect.fail(failure) : Effect.andThen(open(failure), next)
-              )
-            })
-          )
+          if (current === undefined || current.recorded || currentRead === undefined) return Cause.done()
+          return currentRead
         })
         return next
       })

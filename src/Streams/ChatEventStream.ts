@@ -59,34 +59,35 @@ export const normalisedChunks = (
           }
           return Effect.succeed(chunks as unknown as Arr.NonEmptyReadonlyArray<ChunkWire>)
         }
-        const next: Pull.Pull<Arr.NonEmptyReadonlyArray<ChunkWire>, GatewayError> = Effect.suspend(() => {
-          if (closed) return Cause.done()
-          return Effect.flatMap(Pull.catchDone(pull, () => Effect.succeed(undefined)), (batch) => {
-            // Only a stream that ended normally is closed with finish (and usage) chunks; a
-            // failure propagates as is, so the caller can fall back or send the error frame.
-            if (batch === undefined) {
-              closed = true
-              const tail = current.end()
-              return tail.length > 0 ? emit(tail) : Cause.done()
+        // Built once per stream and run for every batch: a pull allocates only what it reads.
+        const read = Effect.flatMap(Pull.catchDone(pull, () => Effect.undefined), (batch) => {
+          // Only a stream that ended normally is closed with finish (and usage) chunks; a
+          // failure propagates as is, so the caller can fall back or send the error frame.
+          if (batch === undefined) {
+            closed = true
+            const tail = current.end()
+            return tail.length > 0 ? emit(tail) : Cause.done()
+          }
+          const out: Array<ChunkWire> = []
+          for (const event of batch) {
+            if (event._tag === "Served") {
+              // Each attempt starts clean: nothing of a failed attempt reached the client.
+              current = new ChunkNormaliser({ ...envelope, model: event.served.model }, includeUsage)
+              observer.onServed(event.served.model, event.served.provider, event.served.upstreamModel)
+              continue
             }
-            const out: Array<ChunkWire> = []
-            for (const event of batch) {
-              if (event._tag === "Served") {
-                // Each attempt starts clean: nothing of a failed attempt reached the client.
-                current = new ChunkNormaliser({ ...envelope, model: event.served.model }, includeUsage)
-                observer.onServed(event.served.model, event.served.provider, event.served.upstreamModel)
-                continue
-              }
-              for (const chunk of current.push(event)) out.push(chunk)
-              if (event._tag === "Usage") observer.onUsage(event.usage)
-              else {
-                const bytes = generatedBytes(event)
-                if (bytes > 0) observer.onGenerated(bytes)
-              }
+            for (const chunk of current.push(event)) out.push(chunk)
+            if (event._tag === "Usage") observer.onUsage(event.usage)
+            else {
+              const bytes = generatedBytes(event)
+              if (bytes > 0) observer.onGenerated(bytes)
             }
-            return out.length > 0 ? emit(out) : next
-          })
+          }
+          return out.length > 0 ? emit(out) : next
         })
+        const next: Pull.Pull<Arr.NonEmptyReadonlyArray<ChunkWire>, GatewayError> = Effect.suspend(() =>
+          closed ? Cause.done() : read
+        )
         return next
       })
     ))

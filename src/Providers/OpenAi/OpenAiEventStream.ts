@@ -47,13 +47,15 @@ export const openAiEvents = (
         }
         return out
       }
+      // Built once per stream and run for every batch: a pull allocates only what it reads.
+      const read = Effect.flatMap(Pull.catchDone(pull, () => endOfBody), (batch) => {
+        const out = decode(batch)
+        return out.length > 0 ? Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<ChatStreamEvent>) : next
+      })
       const next: Pull.Pull<Arr.NonEmptyReadonlyArray<ChatStreamEvent>, GatewayError> = Effect.suspend(() => {
         if (failure !== undefined) return Effect.fail(failure)
         if (ended) return Cause.done()
-        return Effect.flatMap(Pull.catchDone(pull, () => endOfBody), (batch) => {
-          const out = decode(batch)
-          return out.length > 0 ? Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<ChatStreamEvent>) : next
-        })
+        return read
       })
       return next
     }))
