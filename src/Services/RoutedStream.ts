@@ -52,8 +52,8 @@ export const routedStream = (parts: RoutedStreamParts) =>
       Effect.map(parts.plan(model, request), (planner) => {
         let committed = false
         let started = false
-        let current: Attempt | undefined
-        let currentRead: Pull.Pull<Events, GatewayError> | undefined
+        // The attempt being read, with its read.
+        let current: { readonly attempt: Attempt; readonly read: Pull.Pull<Events, GatewayError> } | undefined
         let served: Events | undefined
 
         const settle = (attempt: Attempt, error: GatewayError | undefined) => {
@@ -93,8 +93,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
             Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
               Effect.flatMap(Channel.toPullScoped(events.channel, attemptScope), (pull) => {
                 const attempt: Attempt = { candidate, scope: attemptScope, startedAt, pull, recorded: false }
-                current = attempt
-                currentRead = readOf(attempt)
+                current = { attempt, read: readOf(attempt) }
                 served = [{
                   _tag: "Served",
                   served: { model: candidate.model.id, provider: candidate.deployment.provider, upstreamModel: candidate.deployment.model }
@@ -127,8 +126,8 @@ export const routedStream = (parts: RoutedStreamParts) =>
             started = true
             return Effect.andThen(open(undefined), next)
           }
-          if (current === undefined || current.recorded || currentRead === undefined) return Cause.done()
-          return currentRead
+          if (current === undefined || current.attempt.recorded) return Cause.done()
+          return current.read
         })
         return next
       })
