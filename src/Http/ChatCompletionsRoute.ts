@@ -60,17 +60,13 @@ const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: R
         return orEnding(Fiber.join(first))
       })
       const start = (first: Frames) => {
-        const response = serverResponseOf(Context.get(context, HttpServerRequest.HttpServerRequest))
-        let pulls = 0
+        let sent = false
         const body = Effect.suspend(() => {
-          pulls++
-          if (pulls === 1) return Effect.succeed(first)
-          // Node holds a response's writes until the current turn of the event loop ends, and this
-          // turn goes on to read whatever else the upstream sent: the head and the first frame
-          // leave now, so the first byte does not wait for that. Later frames keep Node's batching.
-          if (pulls === 2 && response !== undefined && response.writableCorked > 0) response.uncork()
-          return rest
+          if (sent) return rest
+          sent = true
+          return Effect.succeed(first)
         })
+        const response = serverResponseOf(Context.get(context, HttpServerRequest.HttpServerRequest))
         const ready = HttpServerResponse.stream(Stream.fromPull(Effect.succeed(body)), {
           contentType: "text/event-stream",
           headers: { ...sseHeaders, ...routeHeaders(meter) }

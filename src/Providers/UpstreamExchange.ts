@@ -45,6 +45,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private sawBody = false
   private paused = false
   private draining = false
+  private wakeQueued = false
   private phaseTimer: NodeJS.Timeout | undefined
   private totalTimer: NodeJS.Timeout | undefined
 
@@ -194,15 +195,36 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   private notifyHead(): void {
-    const callback = this.onHead
-    this.onHead = undefined
-    callback?.()
+    this.wakeSoon()
   }
 
   private notify(): void {
-    const callback = this.onChange
-    if (callback === undefined) return
+    if (this.onChange !== undefined) this.wakeSoon()
+  }
+
+  /**
+   * Whoever waits is woken once per network read rather than once per HTTP chunk: undici parses a
+   * whole read at once and reports each chunk of it as it goes, so a wake on a microtask finds
+   * everything that read brought (the headers, the role chunk and the first content, say) and it
+   * goes down the stream as one batch instead of one trip through every stage per chunk.
+   */
+  private wakeSoon(): void {
+    if (this.wakeQueued) return
+    this.wakeQueued = true
+    queueMicrotask(this.wake)
+  }
+
+  private readonly wake = (): void => {
+    this.wakeQueued = false
+    const head = this.onHead
+    if (head !== undefined) {
+      // The reader of the body registers only after the head, so no one waits for a change yet.
+      this.onHead = undefined
+      return head()
+    }
+    const change = this.onChange
+    if (change === undefined) return
     this.onChange = undefined
-    callback()
+    change()
   }
 }
