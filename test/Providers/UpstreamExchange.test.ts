@@ -12,6 +12,16 @@ const chunk = (text: string) => Buffer.from(text, "utf8")
 /** Lets every microtask queued so far run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/** A streamed exchange whose 200 head is in and delivered. */
+const started = async () => {
+  const exchange = new UpstreamExchange("test", timeouts, true)
+  const control = controller()
+  exchange.onRequestStart(control)
+  exchange.onResponseStart(control, 200, {})
+  await settle()
+  return { exchange, control }
+}
+
 describe("UpstreamExchange", () => {
   it("wakes whoever waits for the head once, after everything the same read brought", async () => {
     const exchange = new UpstreamExchange("test", timeouts, true)
@@ -31,11 +41,7 @@ describe("UpstreamExchange", () => {
   })
 
   it("wakes a waiting reader once per read, with every chunk of it", async () => {
-    const exchange = new UpstreamExchange("test", timeouts, true)
-    const control = controller()
-    exchange.onRequestStart(control)
-    exchange.onResponseStart(control, 200, {})
-    await settle()
+    const { exchange, control } = await started()
     const batches: Array<Array<string>> = []
     const wait = () => {
       exchange.onChange = () => {
@@ -56,11 +62,7 @@ describe("UpstreamExchange", () => {
   })
 
   it("tells a waiting reader of a failure, and nobody once the reader stopped waiting", async () => {
-    const exchange = new UpstreamExchange("test", timeouts, true)
-    const control = controller()
-    exchange.onRequestStart(control)
-    exchange.onResponseStart(control, 200, {})
-    await settle()
+    const { exchange, control } = await started()
     let woken = 0
     exchange.onChange = () => woken++
     exchange.onResponseError(control, Object.assign(new Error("reset"), { code: "ECONNRESET" }))
@@ -69,10 +71,7 @@ describe("UpstreamExchange", () => {
     expect(woken).toBe(0)
     expect(exchange.failure?.reason.message).toContain("ECONNRESET")
 
-    const second = new UpstreamExchange("test", timeouts, true)
-    second.onRequestStart(control)
-    second.onResponseStart(control, 200, {})
-    await settle()
+    const { exchange: second } = await started()
     second.onChange = () => woken++
     second.onResponseError(control, Object.assign(new Error("reset"), { code: "ECONNRESET" }))
     await settle()
