@@ -28,11 +28,27 @@ export interface SoakResult {
   readonly secondHalfSlopeMbPerMin: number
   /** Live JS heap after a full GC, before the soak and after it (a leak shows here, capacity does not). */
   readonly liveHeapMb: { readonly before: number; readonly after: number }
+  /**
+   * RSS of the idle process after that full GC and one round of the gateway's native-memory trim,
+   * before the soak and after it: what the process keeps, without the swing of the collection
+   * cycles under load.
+   */
+  readonly settledRssMb: { readonly before: number; readonly after: number }
+}
+
+/** Longer than the gateway's trim interval (`server.malloc_trim_seconds`, 10 s by default). */
+const settleMs = 11_000
+
+/** A full GC, then RSS once the trim has run: the idle process's footprint, free of the sawtooth. */
+const settle = async (pid: number) => {
+  const live = await liveHeapMb(pid)
+  await new Promise((resolve) => setTimeout(resolve, settleMs))
+  return { live, rss: rssMb(pid) }
 }
 
 /** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every second. */
 export const soak = async (target: Target, plain: Scenario, streamed: Scenario, durationS: number, connections: number) => {
-  const liveBefore = await liveHeapMb(target.pid)
+  const before = await settle(target.pid)
   const samples: Array<RssSample> = [{ atS: 0, rssMb: rssMb(target.pid) }]
   const started = Date.now()
   const timer = setInterval(() => {
@@ -51,11 +67,12 @@ export const soak = async (target: Target, plain: Scenario, streamed: Scenario, 
     })
   const [a, b] = await Promise.all([load(plain), load(streamed)])
   clearInterval(timer)
+  const seconds = (Date.now() - started) / 1000
   const warmUpS = warmUpOf(durationS)
   const steady = samples.filter((s) => s.atS >= warmUpS)
-  const liveAfter = await liveHeapMb(target.pid)
+  const after = await settle(target.pid)
   return {
-    seconds: (Date.now() - started) / 1000,
+    seconds,
     samples,
     requests: a.completed + b.completed,
     errors: a.errors + b.errors,
@@ -63,6 +80,7 @@ export const soak = async (target: Target, plain: Scenario, streamed: Scenario, 
     slopeMbPerMin: theilSenMbPerMin(steady),
     leastSquaresMbPerMin: leastSquaresMbPerMin(steady),
     secondHalfSlopeMbPerMin: theilSenMbPerMin(samples.filter((s) => s.atS >= durationS / 2)),
-    liveHeapMb: { before: liveBefore, after: liveAfter }
+    liveHeapMb: { before: before.live, after: after.live },
+    settledRssMb: { before: before.rss, after: after.rss }
   } satisfies SoakResult
 }

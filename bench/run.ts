@@ -257,7 +257,8 @@ try {
         samples.filter((_, i) => i % 10 === 0).map((s) => s.rssMb.toFixed(0)).join(" ") +
         `; after the first ${warmUpS.toFixed(0)} s between ${Math.min(...steady).toFixed(0)} and ${Math.max(...steady).toFixed(0)} MB, slope ${soaked.slopeMbPerMin.toFixed(2)} MB/min (Theil-Sen), ` +
         `${soaked.leastSquaresMbPerMin.toFixed(2)} MB/min (least squares); second half only ${soaked.secondHalfSlopeMbPerMin.toFixed(2)} MB/min (Theil-Sen)` +
-        `; live JS heap after a full GC ${soaked.liveHeapMb.before.toFixed(1)} MB before the soak, ${soaked.liveHeapMb.after.toFixed(1)} MB after it`
+        `; live JS heap after a full GC ${soaked.liveHeapMb.before.toFixed(1)} MB before the soak, ${soaked.liveHeapMb.after.toFixed(1)} MB after it` +
+        `; RSS idle after that GC and a trim ${soaked.settledRssMb.before.toFixed(1)} MB before the soak, ${soaked.settledRssMb.after.toFixed(1)} MB after it`
     )
   }
   const checks = targetChecks(results, open.get("gateway"), openFresh.get("gateway"))
@@ -281,6 +282,11 @@ try {
         target: "soak: live JS heap after a full GC grows <= 1 MB per minute of soak (at least 2 MB, for caches a short soak fills)",
         measured: `${soaked.liveHeapMb.before.toFixed(1)} -> ${soaked.liveHeapMb.after.toFixed(1)} MB`,
         ok: heapGrowth <= Math.max(2, soaked.seconds / 60)
+      },
+      {
+        target: "soak: RSS of the idle process after a full GC and a trim grows <= 1 MB per minute of soak (at least 2 MB)",
+        measured: `${soaked.settledRssMb.before.toFixed(1)} -> ${soaked.settledRssMb.after.toFixed(1)} MB`,
+        ok: soaked.settledRssMb.after - soaked.settledRssMb.before <= Math.max(2, soaked.seconds / 60)
       },
       { target: "soak: zero request errors", measured: String(soaked.errors), ok: soaked.errors === 0 }
     )
