@@ -124,7 +124,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
       const left = Math.max(1, this.timeouts.first_byte_ms - (Date.now() - this.startedAt))
       this.phaseTimer = setTimeout(() => this.timeUp(`no data within ${this.timeouts.first_byte_ms} ms`), left)
     }
-    this.notifyHead()
+    this.wakeSoon()
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -147,14 +147,14 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
         this.phaseTimer = undefined
       }
     }
-    this.notify()
+    this.wakeSoon()
   }
 
   onResponseEnd(): void {
     if (this.settled) return
     this.ended = true
     this.clearTimers()
-    this.notify()
+    this.wakeSoon()
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -183,8 +183,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     } else {
       this.abortRequested = true
     }
-    this.notifyHead()
-    this.notify()
+    this.wakeSoon()
   }
 
   private clearTimers(): void {
@@ -194,14 +193,6 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.totalTimer = undefined
   }
 
-  private notifyHead(): void {
-    this.wakeSoon()
-  }
-
-  private notify(): void {
-    if (this.onChange !== undefined) this.wakeSoon()
-  }
-
   /**
    * Whoever waits is woken once per network read rather than once per HTTP chunk: undici parses a
    * whole read at once and reports each chunk of it as it goes, so a wake on a microtask finds
@@ -209,7 +200,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
    * goes down the stream as one batch instead of one trip through every stage per chunk.
    */
   private wakeSoon(): void {
-    if (this.wakeQueued) return
+    if (this.wakeQueued || (this.onHead === undefined && this.onChange === undefined)) return
     this.wakeQueued = true
     queueMicrotask(this.wake)
   }

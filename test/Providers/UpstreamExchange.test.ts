@@ -71,9 +71,9 @@ describe("UpstreamExchange", () => {
     expect(woken).toBe(0)
     expect(exchange.failure?.reason.message).toContain("ECONNRESET")
 
-    const { exchange: second } = await started()
+    const { exchange: second, control: secondControl } = await started()
     second.onChange = () => woken++
-    second.onResponseError(control, Object.assign(new Error("reset"), { code: "ECONNRESET" }))
+    second.onResponseError(secondControl, Object.assign(new Error("reset"), { code: "ECONNRESET" }))
     await settle()
     expect(woken).toBe(1)
   })
