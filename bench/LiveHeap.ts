@@ -1,10 +1,20 @@
+/** A running Node process's memory right after a full GC, in MB. */
+export interface LiveHeap {
+  /** What the JS heap holds (`heapUsed`): the figure that tells a leak from a roomy heap. */
+  readonly usedMb: number
+  /** What V8 keeps for the JS heap (`heapTotal`), the young generation's semi-spaces included. */
+  readonly committedMb: number
+  /** Memory outside the JS heap that JS objects hold (`external`: buffers, WebAssembly memory). */
+  readonly externalMb: number
+}
+
 /**
- * The live JS heap of a running Node process, in MB: its inspector is opened with SIGUSR1, a full
- * GC is forced through the inspector protocol, and `heapUsed` read after it. RSS includes heap
- * capacity V8 keeps after a burst, so this is the figure that tells a leak from a roomy heap.
+ * A process's memory after a full GC: its inspector is opened with SIGUSR1, a full GC is forced
+ * through the inspector protocol, and `process.memoryUsage()` read after it. RSS includes heap
+ * capacity V8 keeps after a burst, so these figures tell what is held from what is room.
  * Each call opens the inspector on its default port (9229) and closes it again.
  */
-export const liveHeapMb = async (pid: number): Promise<number> => {
+export const liveHeap = async (pid: number): Promise<LiveHeap> => {
   process.kill(pid, "SIGUSR1")
   let targets: Array<{ readonly webSocketDebuggerUrl: string }> = []
   for (let i = 0; i < 50 && targets.length === 0; i++) {
@@ -35,10 +45,12 @@ export const liveHeapMb = async (pid: number): Promise<number> => {
     })
   try {
     await call("HeapProfiler.collectGarbage")
-    const answer = (await call("Runtime.evaluate", { expression: "process.memoryUsage().heapUsed", returnByValue: true })) as {
-      result: { value: number }
+    const answer = (await call("Runtime.evaluate", { expression: "process.memoryUsage()", returnByValue: true })) as {
+      result: { value: NodeJS.MemoryUsage }
     }
-    return answer.result.value / (1024 * 1024)
+    const usage = answer.result.value
+    const mb = (bytes: number) => bytes / (1024 * 1024)
+    return { usedMb: mb(usage.heapUsed), committedMb: mb(usage.heapTotal), externalMb: mb(usage.external) }
   } finally {
     // Close the inspector so the process runs as before (the call's answer never comes back).
     socket.send(JSON.stringify({ id: ++nextId, method: "Runtime.evaluate", params: { expression: "require('node:inspector').close()", includeCommandLineAPI: true } }))

@@ -1,6 +1,6 @@
 import { runLoad } from "./Load.ts"
 import type { Target } from "./Measure.ts"
-import { liveHeapMb } from "./LiveHeap.ts"
+import { type LiveHeap, liveHeap } from "./LiveHeap.ts"
 import { rssMb } from "./Processes.ts"
 import { leastSquaresMbPerMin, type RssSample, theilSenMbPerMin } from "./RssTrend.ts"
 import type { Scenario } from "./Scenarios.ts"
@@ -28,6 +28,8 @@ export interface SoakResult {
   readonly secondHalfSlopeMbPerMin: number
   /** Live JS heap after a full GC, before the soak and after it (a leak shows here, capacity does not). */
   readonly liveHeapMb: { readonly before: number; readonly after: number }
+  /** The same full GC's heap V8 keeps and the memory outside it, before and after: where RSS went. */
+  readonly heapAfterGc: { readonly before: LiveHeap; readonly after: LiveHeap }
   /**
    * RSS of the idle process after that full GC and one round of the gateway's native-memory trim,
    * before the soak and after it: what the process keeps, without the swing of the collection
@@ -41,7 +43,7 @@ const settleMs = 11_000
 
 /** A full GC, then RSS once the trim has run: the idle process's footprint, free of the sawtooth. */
 const settle = async (pid: number) => {
-  const live = await liveHeapMb(pid)
+  const live = await liveHeap(pid)
   await new Promise((resolve) => setTimeout(resolve, settleMs))
   return { live, rss: rssMb(pid) }
 }
@@ -80,7 +82,8 @@ export const soak = async (target: Target, plain: Scenario, streamed: Scenario, 
     slopeMbPerMin: theilSenMbPerMin(steady),
     leastSquaresMbPerMin: leastSquaresMbPerMin(steady),
     secondHalfSlopeMbPerMin: theilSenMbPerMin(samples.filter((s) => s.atS >= durationS / 2)),
-    liveHeapMb: { before: before.live, after: after.live },
+    liveHeapMb: { before: before.live.usedMb, after: after.live.usedMb },
+    heapAfterGc: { before: before.live, after: after.live },
     settledRssMb: { before: before.rss, after: after.rss }
   } satisfies SoakResult
 }

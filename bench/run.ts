@@ -258,7 +258,9 @@ try {
         `; after the first ${warmUpS.toFixed(0)} s between ${Math.min(...steady).toFixed(0)} and ${Math.max(...steady).toFixed(0)} MB, slope ${soaked.slopeMbPerMin.toFixed(2)} MB/min (Theil-Sen), ` +
         `${soaked.leastSquaresMbPerMin.toFixed(2)} MB/min (least squares); second half only ${soaked.secondHalfSlopeMbPerMin.toFixed(2)} MB/min (Theil-Sen)` +
         `; live JS heap after a full GC ${soaked.liveHeapMb.before.toFixed(1)} MB before the soak, ${soaked.liveHeapMb.after.toFixed(1)} MB after it` +
-        `; RSS idle after that GC and a trim ${soaked.settledRssMb.before.toFixed(1)} MB before the soak, ${soaked.settledRssMb.after.toFixed(1)} MB after it`
+        `; RSS idle after that GC and a trim ${soaked.settledRssMb.before.toFixed(1)} MB before the soak, ${soaked.settledRssMb.after.toFixed(1)} MB after it` +
+        `; after the same GC V8 kept ${soaked.heapAfterGc.before.committedMb.toFixed(1)} and ${soaked.heapAfterGc.after.committedMb.toFixed(1)} MB for the JS heap, ` +
+        `and JS objects held ${soaked.heapAfterGc.before.externalMb.toFixed(1)} and ${soaked.heapAfterGc.after.externalMb.toFixed(1)} MB outside it`
     )
   }
   const checks = targetChecks(results, open.get("gateway"), openFresh.get("gateway"))
