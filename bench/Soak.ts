@@ -26,26 +26,27 @@ export interface SoakResult {
   readonly leastSquaresMbPerMin: number
   /** Theil-Sen slope over the second half only (the window the check used before). */
   readonly secondHalfSlopeMbPerMin: number
-  /** Live JS heap after a full GC, before the soak and after it (a leak shows here, capacity does not). */
-  readonly liveHeapMb: { readonly before: number; readonly after: number }
-  /** The same full GC's heap V8 keeps and the memory outside it, before and after: where RSS went. */
-  readonly heapAfterGc: { readonly before: LiveHeap; readonly after: LiveHeap }
-  /**
-   * RSS of the idle process after that full GC and one round of the gateway's native-memory trim,
-   * before the soak and after it: what the process keeps, without the swing of the collection
-   * cycles under load.
-   */
-  readonly settledRssMb: { readonly before: number; readonly after: number }
+  /** The idle process read before the soak and after it. */
+  readonly settled: { readonly before: Settled; readonly after: Settled }
+}
+
+/**
+ * The idle process after a full GC (the live heap: a leak shows there, capacity does not), with its
+ * RSS once one round of the gateway's native-memory trim has run: what the process keeps, without
+ * the swing of the collection cycles under load.
+ */
+export interface Settled extends LiveHeap {
+  readonly rssMb: number
 }
 
 /** Longer than the gateway's trim interval (`server.malloc_trim_seconds`, 10 s by default). */
 const settleMs = 11_000
 
 /** A full GC, then RSS once the trim has run: the idle process's footprint, free of the sawtooth. */
-const settle = async (pid: number) => {
+const settle = async (pid: number): Promise<Settled> => {
   const live = await liveHeap(pid)
   await new Promise((resolve) => setTimeout(resolve, settleMs))
-  return { live, rss: rssMb(pid) }
+  return { ...live, rssMb: rssMb(pid) }
 }
 
 /** Steady mixed load (half plain, half streamed chat) on one target, RSS sampled every second. */
@@ -82,8 +83,6 @@ export const soak = async (target: Target, plain: Scenario, streamed: Scenario, 
     slopeMbPerMin: theilSenMbPerMin(steady),
     leastSquaresMbPerMin: leastSquaresMbPerMin(steady),
     secondHalfSlopeMbPerMin: theilSenMbPerMin(samples.filter((s) => s.atS >= durationS / 2)),
-    liveHeapMb: { before: before.live.usedMb, after: after.live.usedMb },
-    heapAfterGc: { before: before.live, after: after.live },
-    settledRssMb: { before: before.rss, after: after.rss }
+    settled: { before, after }
   } satisfies SoakResult
 }
