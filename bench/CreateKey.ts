@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
-import { Accounts } from "../src/Services/Accounts.ts"
-import { ApiKeys } from "../src/Services/ApiKeys.ts"
-import { AppConfig } from "../src/Services/AppConfig.ts"
-import { DatabaseForCli } from "../src/Services/Database.ts"
-import { decodeConfig, GatewayConfigFile } from "../src/Services/GatewayConfigLoader.ts"
+import { Accounts } from "../src/Services/Accounts/Accounts.ts"
+import { ApiKeys } from "../src/Services/Accounts/ApiKeys.ts"
+import { AppConfig } from "../src/Services/Config/AppConfig.ts"
+import { DatabaseForCli } from "../src/Services/Storage/Database.ts"
+import { decodeConfig, GatewayConfigFile } from "../src/Services/Config/GatewayConfigLoader.ts"
 
 /**
  * Creates a project and an API key in the storage DATA_DIR (or DATABASE_URL) points at, before

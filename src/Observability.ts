@@ -5,7 +5,7 @@ import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import { requestJsonLogger } from "./Http/RequestLogger.ts"
-import { AppConfig } from "./Services/AppConfig.ts"
+import { AppConfig } from "./Services/Config/AppConfig.ts"
 
 const levels: Record<string, LogLevel.LogLevel> = {
   trace: "Trace",

@@ -8,8 +8,8 @@ import * as Layer from "effect/Layer"
 import * as HttpServer from "effect/http/HttpServer"
 import { GatewayLive } from "./AppLayer.ts"
 import { LoggingLive, TracingLive } from "./Observability.ts"
-import { AppConfig, formatConfigError } from "./Services/AppConfig.ts"
-import { GatewayConfigFile } from "./Services/GatewayConfigLoader.ts"
+import { AppConfig, formatConfigError } from "./Services/Config/AppConfig.ts"
+import { GatewayConfigFile } from "./Services/Config/GatewayConfigLoader.ts"
 
 const MainLive = GatewayLive.pipe(
   Layer.tap((context) => HttpServer.logAddress.pipe(Effect.provideContext(context))),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
+import { importCycles, importGraph, type LayerRule, layerViolations, runtimeImports, sourceFiles } from "./support/ImportGraph.ts"
 
 // A package root that re-exports every module ("effect", "effect/http", "undici") makes the runtime
 // load and keep all of them: about 13 MB more RSS for the gateway. Types may still come from a root:
@@ -9,23 +10,13 @@ import { fileURLToPath } from "node:url"
 const srcDir = NodePath.resolve(NodePath.dirname(fileURLToPath(import.meta.url)), "../src")
 const barrel = /^effect(\/(ai|cli|cluster|crypto|devtools|encoding|eventlog|graphql|http|http-api|net|observability|persistence|process|reactivity|rpc|schema|socket|sql|testing|workflow|workers))?$|^undici$|^@effect\/[a-z-]+$/
 
-const sourceFiles = (dir: string): Array<string> =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = NodePath.join(dir, entry.name)
-    if (entry.isDirectory()) return sourceFiles(path)
-    return /\.(ts|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : []
-  })
-
-/**
- * Module specifiers of the imports and re-exports that stay at runtime: all but `import type` and
- * `export type`. `import { type A } from "x"` counts, since it keeps an empty import that loads "x";
- * so do side-effect imports (`import "x"`) and dynamic ones (`import("x")`).
- */
-const runtimeImports = (source: string): Array<string> => [
-  ...[...source.matchAll(/^(import|export)\s+(type\s+)?[^;"]*?\s*from\s*"([^"]+)"/gms)].flatMap((match) =>
-    match[2] === undefined ? [match[3]!] : []
-  ),
-  ...[...source.matchAll(/^import\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/gm)].map((match) => (match[1] ?? match[2])!)
+/** Arrows run one way: Http -> Services -> Providers/Streams -> Domain (docs/ARCHITECTURE.md). */
+const layers: ReadonlyArray<LayerRule> = [
+  { from: "Domain/", allowed: [] },
+  { from: "Streams/", allowed: ["Domain/"] },
+  { from: "Providers/", allowed: ["Domain/", "Streams/"] },
+  { from: "Services/", allowed: ["Domain/", "Streams/", "Providers/"] },
+  { from: "Http/", allowed: ["Domain/", "Streams/", "Providers/", "Services/"] }
 ]
 
 describe("source imports", () => {
@@ -48,5 +39,35 @@ describe("source imports", () => {
     )
     expect(files.length).toBeGreaterThan(50)
     expect(offenders).toEqual([])
+  })
+
+  it("finds a cycle of any length, and none in a chain", () => {
+    const graph = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts", "d.ts"]],
+      ["d.ts", []],
+      ["e.ts", ["e.ts"]]
+    ])
+    expect(importCycles(graph)).toEqual([["a.ts", "b.ts", "c.ts"], ["e.ts"]])
+    expect(importCycles(new Map([["a.ts", ["b.ts"]], ["b.ts", []]]))).toEqual([])
+  })
+
+  it("reports an import against the layers", () => {
+    const graph = new Map([
+      ["Providers/X/A.ts", ["Domain/D.ts", "Providers/B.ts", "Services/S/S.ts"]],
+      ["Domain/D.ts", ["Streams/T.ts"]]
+    ])
+    expect(layerViolations(graph, layers)).toEqual(["Providers/X/A.ts -> Services/S/S.ts", "Domain/D.ts -> Streams/T.ts"])
+  })
+
+  it("no import cycle between source files (type imports included)", () => {
+    const graph = importGraph(srcDir)
+    expect(graph.size).toBeGreaterThan(50)
+    expect(importCycles(graph)).toEqual([])
+  })
+
+  it("imports run one way: Http -> Services -> Providers/Streams -> Domain", () => {
+    expect(layerViolations(importGraph(srcDir), layers)).toEqual([])
   })
 })

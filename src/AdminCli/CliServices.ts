@@ -1,11 +1,11 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Accounts } from "../Services/Accounts.ts"
-import { ApiKeys } from "../Services/ApiKeys.ts"
-import { AppConfig } from "../Services/AppConfig.ts"
-import { DatabaseForCli } from "../Services/Database.ts"
-import { decodeConfig, GatewayConfigFile } from "../Services/GatewayConfigLoader.ts"
-import { UsageLedger } from "../Services/UsageLedger.ts"
+import { Accounts } from "../Services/Accounts/Accounts.ts"
+import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
+import { AppConfig } from "../Services/Config/AppConfig.ts"
+import { DatabaseForCli } from "../Services/Storage/Database.ts"
+import { decodeConfig, GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
+import { UsageLedger } from "../Services/Usage/UsageLedger.ts"
 
 /**
  * The CLI needs none of gateway.yaml (providers, models), so it does not read it: a config

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
-import { ApiKeys } from "../Services/ApiKeys.ts"
+import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
 import { requestHeader } from "./NodeMessage.ts"
 
 /** The caller of the current request, provided by `authenticated`. */

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { unknownModel } from "../Domain/GatewayError.ts"
-import { ModelCatalog } from "../Services/ModelCatalog.ts"
+import { ModelCatalog } from "../Services/Catalog/ModelCatalog.ts"
 import { authenticated } from "./Authentication.ts"
 import { route } from "./Route.ts"
 

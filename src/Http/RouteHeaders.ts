@@ -1,4 +1,4 @@
-import type { RequestMeter } from "../Services/UsageMeter.ts"
+import type { RequestMeter } from "../Services/Usage/UsageMeter.ts"
 
 /**
  * `x-request-id`, and `x-gateway-provider` (the provider that served) and `x-gateway-attempts`

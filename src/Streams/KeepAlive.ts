@@ -2,7 +2,7 @@ import type * as Exit from "effect/Exit"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
-import { awaitWithin } from "../Services/Deadline.ts"
+import { awaitWithin } from "./Deadline.ts"
 
 /**
  * Keep-alive for an SSE response, in two parts so that no chunk pays for it.

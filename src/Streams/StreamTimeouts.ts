@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { withDeadline } from "../Services/Deadline.ts"
+import { withDeadline } from "./Deadline.ts"
 
 /**
  * Bounds the wait for a stream's first element, enforced on the pull itself and not only on

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/v
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import OpenAI from "openai"
-import { UsageLedger } from "../../src/Services/UsageLedger.ts"
+import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import { type FakeUpstream, sseFrame } from "../support/FakeUpstream.ts"
 import { openAiChunk, openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
 import { validateAgainst } from "../support/OpenApiValidator.ts"

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/v
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import OpenAI from "openai"
-import { UsageLedger } from "../../src/Services/UsageLedger.ts"
+import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import { float32Base64, geminiEmbeddings, openAiEmbeddings, vectorFor } from "../support/EmbeddingFixtures.ts"
 import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
 import { validateAgainst } from "../support/OpenApiValidator.ts"

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { request as httpRequest } from "node:http"
 import { Effect } from "effect"
-import { ApiKeys } from "../../src/Services/ApiKeys.ts"
+import { ApiKeys } from "../../src/Services/Accounts/ApiKeys.ts"
 import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../support/TestGateway.ts"
 

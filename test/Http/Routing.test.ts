@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { UsageLedger } from "../../src/Services/UsageLedger.ts"
+import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import { type FakeUpstream, sseFrame, startFakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiChunk, openAiCompletion, openAiTextFrames } from "../support/OpenAiFixtures.ts"
 import { parseSse } from "../support/SseClient.ts"

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { UsageLedger } from "../../src/Services/UsageLedger.ts"
+import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
 

@@ -1,6 +1,6 @@
 import type { FilePart, ImageUrlPart, UserContentPart } from "../../Domain/ChatContentPart.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
-import { isTextMime, textMimeByExtension } from "../../Services/Extraction/TextTypes.ts"
+import { isTextMime, textMimeByExtension } from "../../Domain/TextTypes.ts"
 import type { DocumentBlockWire, ImageBlockWire, UserBlockWire } from "./AnthropicWire.ts"
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { collapse, fixture, fixtureBytes } from "../../Services/Extraction/FixtureManifest.ts"
+import { collapse, fixture, fixtureBytes } from "../../Services/Files/Extraction/FixtureManifest.ts"
 import { rejection, wire } from "./AnthropicSupport.ts"
 
 const base64 = (path: string) => Buffer.from(fixtureBytes(path)).toString("base64")

@@ -1,0 +1,183 @@
+import { createHash, hash } from "node:crypto"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import { type ApiKeyView, type ApiScope, allScopes, type Principal } from "../../Domain/ApiKey.ts"
+import { GatewayError } from "../../Domain/GatewayError.ts"
+import * as Ids from "../../Domain/Ids.ts"
+import { optionalSpans } from "../../Streams/OptionalSpans.ts"
+import { Accounts } from "./Accounts.ts"
+import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+
+interface KeyRow {
+  readonly id: string
+  readonly seq: number
+  readonly name: string | null
+  readonly hint: string
+  readonly project_id: string
+  readonly project_seq: number
+  readonly user_id: string | null
+  readonly scopes: ReadonlyArray<string>
+  readonly created_at: number
+  readonly expires_at: number | null
+  readonly revoked_at: number | null
+}
+
+const view = (row: KeyRow): ApiKeyView => ({
+  id: row.id,
+  object: "api_key",
+  name: row.name,
+  project_id: row.project_id,
+  user_id: row.user_id,
+  scopes: row.scopes.filter((s): s is ApiScope => (allScopes as ReadonlyArray<string>).includes(s)),
+  hint: row.hint,
+  created_at: Math.floor(row.created_at),
+  expires_at: row.expires_at === null ? null : Math.floor(row.expires_at),
+  revoked_at: row.revoked_at === null ? null : Math.floor(row.revoked_at)
+})
+
+/** Keys are high-entropy random strings, so a plain SHA-256 is a sufficient one-way hash. */
+export const hashSecret = (secret: string): Buffer => createHash("sha256").update(secret).digest()
+
+type Verdict =
+  | { readonly _tag: "Valid"; readonly principal: Principal }
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Revoked" }
+
+const keyColumns = (sql: SqlClient.SqlClient) => sql`k.id, k.seq, k.name, k.hint, k.project_id, p.seq AS project_seq, k.user_id,
+  k.scopes, extract(epoch from k.created_at)::float8 AS created_at,
+  extract(epoch from k.expires_at)::float8 AS expires_at, extract(epoch from k.revoked_at)::float8 AS revoked_at`
+
+export interface CreateKeyInput {
+  readonly projectId: string
+  readonly userId?: string | undefined
+  readonly name?: string | undefined
+  readonly scopes?: ReadonlyArray<ApiScope> | undefined
+  /** Unix seconds. */
+  readonly expiresAt?: number | undefined
+}
+
+export class ApiKeys extends Context.Service<
+  ApiKeys,
+  {
+    /** Returns the secret exactly once; only its hash is stored. */
+    readonly create: (input: CreateKeyInput) => Effect.Effect<{ readonly key: ApiKeyView; readonly secret: string }, GatewayError>
+    readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<ApiKeyView>, GatewayError>
+    readonly revoke: (id: string) => Effect.Effect<ApiKeyView, GatewayError>
+    /** Bearer secret -> principal, or 401. Cached for `auth.cache_ttl_seconds`. */
+    readonly verify: (secret: string) => Effect.Effect<Principal, GatewayError>
+  }
+>()("gateway/ApiKeys") {
+  static readonly layer = Layer.effect(
+    ApiKeys,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const accounts = yield* Accounts
+      const ttlMs = (yield* GatewayConfigFile).config.auth.cache_ttl_seconds * 1000
+      const spans = yield* optionalSpans
+      // Bounded so a flood of random keys cannot grow memory without limit.
+      const cache = new Map<string, { readonly verdict: Verdict; readonly until: number }>()
+      const maxEntries = 50_000
+
+      const lookup = (digest: Buffer) =>
+        sql<KeyRow>`SELECT ${keyColumns(sql)} FROM api_keys k JOIN projects p ON p.id = k.project_id
+          WHERE k.secret_sha256 = ${digest}`.pipe(
+          Effect.orDie,
+          Effect.map((rows): Verdict => {
+            const row = rows[0]
+            if (row === undefined) return { _tag: "Unknown" }
+            if (row.revoked_at !== null) return { _tag: "Revoked" }
+            return {
+              _tag: "Valid",
+              principal: {
+                keyId: row.id,
+                keySeq: row.seq,
+                projectId: row.project_id,
+                projectSeq: row.project_seq,
+                userId: row.user_id,
+                scopes: new Set(view(row).scopes),
+                expiresAt: row.expires_at === null ? null : row.expires_at * 1000
+              }
+            }
+          })
+        )
+
+      const judge = (verdict: Verdict, now: number): Effect.Effect<Principal, GatewayError> => {
+        switch (verdict._tag) {
+          case "Unknown":
+            return Effect.fail(GatewayError.unauthenticated("Incorrect API key provided.", "invalid_api_key"))
+          case "Revoked":
+            return Effect.fail(GatewayError.unauthenticated("This API key has been revoked.", "api_key_revoked"))
+          case "Valid":
+            if (verdict.principal.expiresAt !== null && verdict.principal.expiresAt <= now) {
+              return Effect.fail(GatewayError.unauthenticated("This API key has expired.", "api_key_expired"))
+            }
+            return Effect.succeed(verdict.principal)
+        }
+      }
+
+      // Every request passes here: a cache hit is one hash and one map lookup, no database.
+      const verifyAt = (secret: string, now: number): Effect.Effect<Principal, GatewayError> => {
+        const cacheKey = hash("sha256", secret, "base64")
+        const cached = cache.get(cacheKey)
+        if (cached !== undefined && cached.until > now) return judge(cached.verdict, now)
+        return Effect.flatMap(lookup(Buffer.from(cacheKey, "base64")), (verdict) => {
+          if (ttlMs > 0) {
+            if (cache.size >= maxEntries) cache.clear()
+            cache.set(cacheKey, { verdict, until: now + ttlMs })
+          }
+          return judge(verdict, now)
+        })
+      }
+      const verify = (secret: string) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(secret, now)).pipe(spans.span("ApiKeys.verify"))
+
+      const create = Effect.fn("ApiKeys.create")(function* (input: CreateKeyInput) {
+        yield* accounts.getProject(input.projectId)
+        if (input.userId !== undefined) {
+          const user = yield* accounts.getUser(input.userId)
+          if (user.project_id !== input.projectId) {
+            return yield* GatewayError.invalid(`User ${input.userId} does not belong to project ${input.projectId}.`, "user_id")
+          }
+        }
+        const now = yield* Clock.currentTimeMillis
+        if (input.expiresAt !== undefined && input.expiresAt * 1000 <= now) {
+          return yield* GatewayError.invalid("expires_at must be in the future.", "expires_at")
+        }
+        const secret = Ids.apiKeySecret()
+        const scopes = [...new Set(input.scopes ?? allScopes)]
+        const rows = yield* sql<KeyRow>`WITH inserted AS (
+            INSERT INTO api_keys (id, secret_sha256, hint, name, project_id, user_id, scopes, expires_at)
+            VALUES (${Ids.apiKeyId()}, ${hashSecret(secret)}, ${secret.slice(-4)}, ${input.name ?? null},
+              ${input.projectId}, ${input.userId ?? null}, ${scopes}::text[],
+              ${input.expiresAt === undefined ? null : new Date(input.expiresAt * 1000)})
+            RETURNING *)
+          SELECT ${keyColumns(sql)} FROM inserted k JOIN projects p ON p.id = k.project_id`.pipe(Effect.orDie)
+        return { key: view(rows[0]!), secret }
+      })
+
+      return ApiKeys.of({
+        create,
+        list: Effect.fn("ApiKeys.list")(function* (projectId: string) {
+          yield* accounts.getProject(projectId)
+          const rows = yield* sql<KeyRow>`SELECT ${keyColumns(sql)} FROM api_keys k JOIN projects p ON p.id = k.project_id
+            WHERE k.project_id = ${projectId} ORDER BY k.seq`.pipe(Effect.orDie)
+          return rows.map(view)
+        }),
+        revoke: Effect.fn("ApiKeys.revoke")(function* (id: string) {
+          const rows = yield* sql<KeyRow>`WITH updated AS (
+              UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id} RETURNING *)
+            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(Effect.orDie)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such API key: ${id}`, "key_id")
+          // This instance forgets at once; others within auth.cache_ttl_seconds.
+          cache.clear()
+          return view(row)
+        }),
+        verify
+      })
+    })
+  )
+}

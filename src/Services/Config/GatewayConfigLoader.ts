@@ -1,0 +1,214 @@
+import { existsSync, readFileSync, statSync } from "node:fs"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import { parseDocument } from "yaml"
+import { GatewayConfig } from "../../Domain/GatewayConfig.ts"
+import { profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
+import { AppConfig } from "./AppConfig.ts"
+
+/** A config file that cannot be used. `toString` is the single line printed at start-up. */
+export class ConfigLoadError extends Data.TaggedError("ConfigLoadError")<{
+  readonly file: string
+  readonly path: string
+  readonly problem: string
+}> {
+  override get message(): string {
+    return this.path === "" ? `${this.file}: ${this.problem}` : `${this.file}: ${this.path}: ${this.problem}`
+  }
+  override toString(): string {
+    return this.message
+  }
+}
+
+export interface LoadedConfig {
+  readonly file: string
+  readonly config: GatewayConfig
+  /** Unix seconds: the file's modification time, the default `created` of catalogue entries. */
+  readonly modifiedAt: number
+}
+
+export class GatewayConfigFile extends Context.Service<GatewayConfigFile, LoadedConfig>()("gateway/GatewayConfigFile") {
+  static readonly layer = Layer.effect(
+    GatewayConfigFile,
+    Effect.gen(function* () {
+      const app = yield* AppConfig
+      return GatewayConfigFile.of(yield* loadConfigFile(resolveConfigPath(app.configPath), process.env))
+    })
+  )
+  static readonly fromConfig = (config: GatewayConfig, file = "<inline>") =>
+    Layer.succeed(GatewayConfigFile, GatewayConfigFile.of({ file, config, modifiedAt: 0 }))
+}
+
+const shippedExample = fileURLToPath(new URL("../../../gateway.example.yaml", import.meta.url))
+
+/** GATEWAY_CONFIG if set, else ./gateway.yaml when present, else the shipped example. */
+export const resolveConfigPath = (explicit: string | undefined): string => {
+  if (explicit !== undefined && explicit !== "") return explicit
+  const local = NodePath.resolve("gateway.yaml")
+  return existsSync(local) ? local : shippedExample
+}
+
+type Path = ReadonlyArray<PropertyKey>
+
+export const formatPath = (path: Path): string =>
+  path.reduce<string>(
+    (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`),
+    ""
+  )
+
+const interpolationPattern = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+
+/**
+ * Replaces `${VAR}` and `${VAR:-default}` inside string values (never in keys), after YAML
+ * parsing so an environment value can never change the document's structure. `$$` is a `$`.
+ */
+export const interpolate = (
+  value: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  path: Array<PropertyKey> = []
+): { readonly value: unknown } | { readonly missing: string; readonly path: Path } => {
+  if (typeof value === "string") {
+    let missing: string | undefined
+    const replaced = value.replace(interpolationPattern, (match, name: string | undefined, fallback: string | undefined) => {
+      if (match === "$$") return "$"
+      const found = env[name!]
+      if (found !== undefined && found !== "") return found
+      if (fallback !== undefined) return fallback
+      missing ??= name
+      return ""
+    })
+    return missing === undefined ? { value: replaced } : { missing, path }
+  }
+  if (Array.isArray(value)) {
+    const out: Array<unknown> = []
+    for (let i = 0; i < value.length; i++) {
+      const result = interpolate(value[i], env, [...path, i])
+      if (!("value" in result)) return result
+      out.push(result.value)
+    }
+    return { value: out }
+  }
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) {
+      const result = interpolate(item, env, [...path, key])
+      if (!("value" in result)) return result
+      out[key] = result.value
+    }
+    return { value: out }
+  }
+  return { value }
+}
+
+/** Decodes and cross-checks a parsed document; pure so tests can drive it without files. */
+export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<string, string | undefined>>) =>
+  Effect.gen(function* () {
+    const interpolated = interpolate(raw ?? {}, env)
+    if (!("value" in interpolated)) {
+      return yield* new ConfigLoadError({
+        file,
+        path: formatPath(interpolated.path),
+        problem: `environment variable ${interpolated.missing} is not set (write \${${interpolated.missing}:-} to allow it to be empty)`
+      })
+    }
+    const config = yield* Schema.decodeUnknownEffect(GatewayConfig)(interpolated.value, {
+      onExcessProperty: "error"
+    }).pipe(
+      Effect.mapError((error) => {
+        const first = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
+        const path = (first?.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
+        const message = first?.message ?? "invalid"
+        const problem = message === "Expected no excess property" ? "unknown key" : message.replace(/^Expected /, "expected ")
+        return new ConfigLoadError({ file, path: formatPath(path as Path), problem })
+      })
+    )
+    const problem = crossCheck(config)
+    if (problem !== undefined) return yield* new ConfigLoadError({ file, ...problem })
+    return config
+  })
+
+const crossCheck = (config: GatewayConfig): { path: string; problem: string } | undefined => {
+  const providers = new Map<string, (typeof config.providers)[number]>()
+  for (const [i, provider] of config.providers.entries()) {
+    if (providers.has(provider.id)) return { path: `providers[${i}].id`, problem: `duplicate provider id "${provider.id}"` }
+    providers.set(provider.id, provider)
+    if (provider.kind === "openai-compatible" && provider.profile !== undefined && !profileNames.includes(provider.profile)) {
+      return {
+        path: `providers[${i}].profile`,
+        problem: `unknown profile "${provider.profile}" (known: ${profileNames.join(", ")})`
+      }
+    }
+    if (provider.kind !== "openai-compatible" && provider.profile !== undefined) {
+      return { path: `providers[${i}].profile`, problem: `profiles apply only to kind openai-compatible` }
+    }
+  }
+  const models = new Map<string, (typeof config.models)[number]>()
+  for (const [i, model] of config.models.entries()) {
+    if (models.has(model.id)) return { path: `models[${i}].id`, problem: `duplicate model id "${model.id}"` }
+    models.set(model.id, model)
+    for (const [j, deployment] of model.deployments.entries()) {
+      const provider = providers.get(deployment.provider)
+      if (provider === undefined) {
+        return { path: `models[${i}].deployments[${j}].provider`, problem: `unknown provider "${deployment.provider}"` }
+      }
+      if (model.kind === "embedding" && provider.kind === "anthropic") {
+        return {
+          path: `models[${i}].deployments[${j}].provider`,
+          problem: `provider "${provider.id}" is of kind anthropic, which has no embeddings API`
+        }
+      }
+    }
+    if (model.image !== undefined && model.kind !== "image") {
+      return { path: `models[${i}].image`, problem: `image options apply only to models of kind image` }
+    }
+    if (model.image !== undefined && model.image.qualities.length > 0 && model.image.resolutions.length > 0) {
+      return { path: `models[${i}].image`, problem: `a model offers qualities or resolutions, never both` }
+    }
+  }
+  for (const [i, model] of config.models.entries()) {
+    for (const [j, fallback] of model.fallbacks.entries()) {
+      const target = models.get(fallback)
+      if (target === undefined) return { path: `models[${i}].fallbacks[${j}]`, problem: `unknown model "${fallback}"` }
+      if (fallback === model.id) return { path: `models[${i}].fallbacks[${j}]`, problem: `a model cannot fall back to itself` }
+      if (target.kind !== model.kind) {
+        return {
+          path: `models[${i}].fallbacks[${j}]`,
+          problem: `fallback "${fallback}" is a ${target.kind} model, not ${model.kind}`
+        }
+      }
+    }
+  }
+  return undefined
+}
+
+export const loadConfigFile = (file: string, env: Readonly<Record<string, string | undefined>>) =>
+  Effect.gen(function* () {
+    const text = yield* Effect.try({
+      try: () => readFileSync(file, "utf8"),
+      catch: (cause) =>
+        new ConfigLoadError({
+          file,
+          path: "",
+          problem: `cannot be read (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`
+        })
+    })
+    const document = parseDocument(text, { prettyErrors: false })
+    const yamlError = document.errors[0]
+    if (yamlError !== undefined) {
+      const before = text.slice(0, yamlError.pos[0]).split("\n")
+      return yield* new ConfigLoadError({
+        file,
+        path: `line ${before.length}:${before.at(-1)!.length + 1}`,
+        problem: `invalid YAML: ${yamlError.message.split("\n")[0]}`
+      })
+    }
+    const config = yield* decodeConfig(file, document.toJS(), env)
+    const modifiedAt = Math.floor(statSync(file).mtimeMs / 1000)
+    return { file, config, modifiedAt } satisfies LoadedConfig
+  })

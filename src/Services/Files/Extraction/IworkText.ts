@@ -1,0 +1,58 @@
+import CFB from "cfb"
+import type { ExtractedContent } from "../../../Domain/ExtractedDocument.ts"
+import { documentTypes } from "./DocumentTypes.ts"
+import { fail, guard } from "./ExtractionFailure.ts"
+import { tidy } from "./PagedText.ts"
+import { pdfText } from "./PdfText.ts"
+import { unescapeXml } from "./UnescapeXml.ts"
+
+type IworkFormat = "pages" | "key" | "numbers"
+
+/** The XML files of iWork '09 bundles, which hold the whole text. */
+const xmlIndexes = ["index.xml", "index.apxl"]
+/** iWork 2013+ keeps its content in IWA (snappy-compressed protobuf) files no library reads. */
+const iwaMarkers = ["Index/Document.iwa", "Index.zip"]
+
+/**
+ * Text of an iWork '09 XML index: paragraph and line-break elements become newlines, table
+ * cell strings (kept in `sfa:s` attributes) their own lines, every other tag is dropped.
+ */
+const xmlIndexText = (xml: string): string =>
+  unescapeXml(
+    xml
+      .replace(/<sf:ct\b[^>]*\bsfa:s="([^"]*)"[^>]*>/g, "\n$1\n")
+      .replace(/<sf:(br|lnbr|pgbr|crbr|intratopicbr)\b[^>]*\/>/g, "\n")
+      .replace(/<\/sf:(p|li|cell)>/g, "\n")
+      .replace(/<[^>]*>/g, "")
+  )
+
+/**
+ * Apple Pages, Keynote and Numbers files are ZIP bundles. What they expose is read: the XML
+ * index of iWork '09, else the QuickLook PDF preview newer versions may embed (through the
+ * PDF reader; it can be only the first page). A bundle with neither is refused with advice.
+ */
+export const iworkText = async (format: IworkFormat, bytes: Uint8Array): Promise<ExtractedContent> => {
+  const type = documentTypes[format]
+  const bundle = await guard(type.name, () => CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: "buffer" }))
+  const entries = bundle.FullPaths.map((path, i) => ({ path: path.replace(/^[^/]*\//, ""), entry: bundle.FileIndex[i] }))
+  const find = (name: string) =>
+    entries.find(({ path, entry }) => entry !== undefined && entry.type === 2 && (path === name || path.endsWith(`/${name}`)))?.entry
+
+  const index = xmlIndexes.map(find).find((e) => e !== undefined)
+  if (index !== undefined) {
+    const xml = new TextDecoder("utf-8").decode(Uint8Array.from(index.content))
+    return { format, mimeType: type.mimeType, text: tidy(xmlIndexText(xml)), pages: null, pageTexts: null, scanned: false, scannedPages: [] }
+  }
+  const preview = find("QuickLook/Preview.pdf")
+  if (preview !== undefined) {
+    const fromPdf = await pdfText(Uint8Array.from(preview.content))
+    return { ...fromPdf, format, mimeType: type.mimeType }
+  }
+  if (iwaMarkers.some((name) => find(name) !== undefined)) {
+    return fail(
+      "unsupported",
+      `the ${type.name} uses Apple's newer storage format and carries no PDF preview, so its text cannot be read; export it from ${type.name.split(" ")[0]} as PDF or an Office format and upload that`
+    )
+  }
+  return fail("corrupt", `the content is a ZIP archive without the parts of ${type.label}`)
+}

@@ -1,0 +1,79 @@
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
+import type { ChatProvider } from "../../Providers/ChatProvider.ts"
+import type { EmbeddingProvider } from "../../Providers/EmbeddingProvider.ts"
+import { makeAnthropicProvider } from "../../Providers/Anthropic/AnthropicAdapter.ts"
+import { makeGeminiProvider } from "../../Providers/Gemini/GeminiAdapter.ts"
+import { makeGeminiEmbeddingProvider } from "../../Providers/Gemini/GeminiEmbeddingAdapter.ts"
+import { makeOpenAiProvider } from "../../Providers/OpenAi/OpenAiAdapter.ts"
+import { makeOpenAiEmbeddingProvider } from "../../Providers/OpenAi/OpenAiEmbeddingAdapter.ts"
+import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+
+/** The chat adapter of one configured provider, by its kind. */
+export const makeChatProvider = (config: ProviderConfig) => {
+  switch (config.kind) {
+    case "openai":
+    case "openai-compatible":
+      return makeOpenAiProvider(config)
+    case "anthropic":
+      return makeAnthropicProvider(config)
+    case "gemini":
+      return makeGeminiProvider(config)
+  }
+}
+
+/** The embeddings adapter of one configured provider, by its kind; Anthropic has no embeddings API. */
+export const makeEmbeddingProvider = (config: ProviderConfig) => {
+  switch (config.kind) {
+    case "openai":
+    case "openai-compatible":
+      return makeOpenAiEmbeddingProvider(config)
+    case "gemini":
+      return makeGeminiEmbeddingProvider(config)
+    case "anthropic":
+      return Effect.succeed(undefined)
+  }
+}
+
+/**
+ * Every configured provider's chat adapter, and an embeddings adapter for each provider an
+ * embedding model is deployed on, built once at start-up with their own connection pools.
+ */
+export class ProviderRegistry extends Context.Service<
+  ProviderRegistry,
+  {
+    readonly chat: (providerId: string) => ChatProvider | undefined
+    readonly embedding: (providerId: string) => EmbeddingProvider | undefined
+  }
+>()("gateway/ProviderRegistry") {
+  static readonly layer = Layer.effect(
+    ProviderRegistry,
+    Effect.gen(function* () {
+      const { config } = yield* GatewayConfigFile
+      const chat = new Map<string, ChatProvider>()
+      for (const provider of config.providers) {
+        const adapter = yield* makeChatProvider(provider)
+        if (adapter !== undefined) chat.set(provider.id, adapter)
+      }
+      const embedded = new Set(config.models.filter((m) => m.kind === "embedding").flatMap((m) => m.deployments.map((d) => d.provider)))
+      const embedding = new Map<string, EmbeddingProvider>()
+      for (const provider of config.providers) {
+        if (!embedded.has(provider.id)) continue
+        const adapter = yield* makeEmbeddingProvider(provider)
+        if (adapter !== undefined) embedding.set(provider.id, adapter)
+      }
+      return ProviderRegistry.of({ chat: (id) => chat.get(id), embedding: (id) => embedding.get(id) })
+    })
+  )
+  /** For tests: providers given directly. */
+  static readonly fromProviders = (providers: ReadonlyArray<ChatProvider>, embedders: ReadonlyArray<EmbeddingProvider> = []) =>
+    Layer.succeed(
+      ProviderRegistry,
+      ProviderRegistry.of({
+        chat: (id) => providers.find((p) => p.id === id),
+        embedding: (id) => embedders.find((p) => p.id === id)
+      })
+    )
+}

@@ -1,0 +1,174 @@
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import type * as Stream from "effect/Stream"
+import { checkCapabilities } from "../../Domain/ChatCapabilityGate.ts"
+import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
+import type { ChatRequest } from "../../Domain/ChatRequest.ts"
+import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
+import type { EmbeddingRequest } from "../../Domain/EmbeddingRequest.ts"
+import type { EmbeddingResult } from "../../Domain/EmbeddingResult.ts"
+import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
+import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
+import { optionalSpans } from "../../Streams/OptionalSpans.ts"
+import type { ChatProvider } from "../../Providers/ChatProvider.ts"
+import { DeploymentHealth } from "./DeploymentHealth.ts"
+import { embeddingRoutes } from "./EmbeddingRoutes.ts"
+import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
+import { ProviderRegistry } from "./ProviderRegistry.ts"
+import { routedCall } from "./RoutedCall.ts"
+import { routedStream } from "./RoutedStream.ts"
+import { type Candidate, deploymentKey, RoutePlanner } from "./RoutePlanner.ts"
+import { finalRoutingError } from "./RoutingError.ts"
+import { type AttemptLog, commits, type RoutedEvent, type Served } from "./RoutedAttempts.ts"
+
+const unavailable = (candidate: Candidate) =>
+  new GatewayError({
+    reason: new UpstreamFailure({
+      message: `The provider '${candidate.deployment.provider}' has no chat adapter.`,
+      provider: candidate.deployment.provider,
+      kind: "rejected"
+    })
+  })
+
+export class ProviderRouter extends Context.Service<
+  ProviderRouter,
+  {
+    readonly complete: (
+      model: ModelConfig,
+      request: ChatRequest,
+      log: AttemptLog
+    ) => Effect.Effect<{ readonly completion: ChatCompletion; readonly served: Served }, GatewayError>
+    readonly stream: (model: ModelConfig, request: ChatRequest, log: AttemptLog) => Stream.Stream<RoutedEvent, GatewayError>
+    /** Embeddings over the same plan, retries, fallbacks, circuit breaker and deadline as `complete`. */
+    readonly embed: (
+      model: ModelConfig,
+      request: EmbeddingRequest,
+      log: AttemptLog
+    ) => Effect.Effect<{ readonly result: EmbeddingResult; readonly served: Served }, GatewayError>
+  }
+>()("gateway/ProviderRouter") {
+  static readonly layer = Layer.effect(
+    ProviderRouter,
+    Effect.gen(function* () {
+      const settings = (yield* GatewayConfigFile).config.routing
+      const { config: gatewayConfig } = yield* GatewayConfigFile
+      const catalog = yield* ModelCatalog
+      const registry = yield* ProviderRegistry
+      const health = yield* DeploymentHealth
+      const spans = yield* optionalSpans
+
+      const maxInlineFileBytes = gatewayConfig.files.max_inline_mb * 1024 * 1024
+      const noneOpen: ReadonlySet<string> = new Set()
+
+      // Which deployments have an open circuit; one store read per deployment of the plan.
+      const openKeys = (models: ReadonlyArray<ModelConfig>): Effect.Effect<ReadonlySet<string>> => {
+        const keys: Array<string> = []
+        for (const m of models) for (const d of m.deployments) keys.push(deploymentKey(d))
+        if (keys.length === 1) return Effect.map(health.isOpen(keys[0]!), (open) => (open ? new Set(keys) : noneOpen))
+        return Effect.map(
+          Effect.forEach(keys, (key) => health.isOpen(key)),
+          (flags) => new Set(keys.filter((_, i) => flags[i]))
+        )
+      }
+
+      // The request's model first, then each configured fallback able to take everything the request uses.
+      const planFor = (model: ModelConfig, request: ChatRequest): Effect.Effect<RoutePlanner> => {
+        const models = [model]
+        for (const id of model.fallbacks) {
+          const fallback = catalog.find(id)?.config
+          if (fallback === undefined) continue
+          if (checkCapabilities(request, fallback, { maxInlineFileBytes }) === undefined) models.push(fallback)
+        }
+        return plannerOf(models)
+      }
+
+      const plannerOf = (models: ReadonlyArray<ModelConfig>): Effect.Effect<RoutePlanner> =>
+        Effect.flatMap(openKeys(models), (open) =>
+          Effect.map(Random.nextInt, (seed) => {
+            let state = seed
+            // A small deterministic generator seeded from Effect's Random, so tests can fix it.
+            const random = () => {
+              state = (state * 1_103_515_245 + 12_345) % 2_147_483_648
+              return state / 2_147_483_648
+            }
+            return new RoutePlanner(models, settings, (key) => open.has(key), random)
+          })
+        ).pipe(spans.span("ProviderRouter.plan"))
+
+      const record = (candidate: Candidate, log: AttemptLog, startedAt: number, error: GatewayError | undefined, cancelled = false) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
+          const status = error?.reason._tag === "UpstreamFailure" ? error.reason.status : undefined
+          log.attempts.push({
+            provider: candidate.deployment.provider,
+            model: candidate.model.id,
+            outcome: cancelled ? "cancelled" : error === undefined ? "ok" : "error",
+            ...(status === undefined ? {} : { status }),
+            ms: now - startedAt
+          })
+          if (cancelled) return Effect.void
+          if (error === undefined) return health.recordSuccess(candidate.key)
+          if (error.reason._tag === "UpstreamFailure" && error.reason.clientFault !== true) {
+            return health.recordFailure(candidate.key, { now, retryAfterMs: error.retryAfterMs })
+          }
+          return Effect.void
+        })
+
+      const deadlineError = (model: ModelConfig) =>
+        new GatewayError({
+          reason: new UpstreamFailure({
+            message: `No provider answered for model '${model.id}' within ${settings.deadline_ms} ms.`,
+            provider: "gateway",
+            kind: "timeout"
+          })
+        })
+
+      const calls = {
+        record,
+        finalError: finalRoutingError,
+        spans,
+        deadlineMs: settings.deadline_ms,
+        deadlineError
+      }
+      const chatCalls = { ...calls, honoursDeadline: (c: Candidate) => registry.chat(c.deployment.provider)?.honoursDeadline === true }
+      // Embedding adapters make several calls per request (batches): each is watched.
+      const embeddingCalls = { ...calls, honoursDeadline: () => false }
+
+      const complete = (model: ModelConfig, request: ChatRequest, log: AttemptLog) =>
+        Effect.flatMap(planFor(model, request), (planner) =>
+          Effect.map(
+            routedCall(chatCalls, model, planner, log, (candidate) => {
+              const provider: ChatProvider | undefined = registry.chat(candidate.deployment.provider)
+              return provider === undefined
+                ? Effect.fail(unavailable(candidate))
+                : provider.complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
+            }),
+            ({ result, served }): { completion: ChatCompletion; served: Served } => ({ completion: result, served })
+          )).pipe(spans.span("ProviderRouter.complete"))
+
+      const stream = routedStream({
+        plan: planFor,
+        provider: (id) => registry.chat(id),
+        record,
+        unavailable,
+        finalError: finalRoutingError,
+        commits
+      })
+
+      const findModel = (id: string) => catalog.find(id)?.config
+      const embed = (model: ModelConfig, request: EmbeddingRequest, log: AttemptLog) =>
+        Effect.flatMap(plannerOf(embeddingRoutes(model, request, findModel, registry.embedding)), (planner) =>
+          // `embeddingRoutes` kept only deployments whose provider has an embeddings adapter.
+          routedCall(embeddingCalls, model, planner, log, (candidate) =>
+            registry.embedding(candidate.deployment.provider)!.embed(request, {
+              upstreamModel: candidate.deployment.model,
+              model: candidate.model
+            }))).pipe(spans.span("ProviderRouter.embed"))
+
+      return ProviderRouter.of({ complete, stream, embed })
+    })
+  )
+}

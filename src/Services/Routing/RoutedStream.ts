@@ -1,0 +1,135 @@
+import type * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Pull from "effect/Pull"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { ChatRequest } from "../../Domain/ChatRequest.ts"
+import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
+import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
+import type { GatewayError } from "../../Domain/GatewayError.ts"
+import type { ChatProvider } from "../../Providers/ChatProvider.ts"
+import type { AttemptLog, RoutedEvent } from "./RoutedAttempts.ts"
+import type { Candidate, RoutePlanner } from "./RoutePlanner.ts"
+
+export interface RoutedStreamParts {
+  readonly plan: (model: ModelConfig, request: ChatRequest) => Effect.Effect<RoutePlanner>
+  readonly provider: (id: string) => ChatProvider | undefined
+  readonly record: (candidate: Candidate, log: AttemptLog, startedAt: number, error: GatewayError | undefined, cancelled?: boolean) => Effect.Effect<void>
+  readonly unavailable: (candidate: Candidate) => GatewayError
+  readonly finalError: (model: ModelConfig, error: GatewayError | undefined, log: AttemptLog) => GatewayError
+  readonly commits: (event: ChatStreamEvent) => boolean
+}
+
+interface Attempt {
+  readonly candidate: Candidate
+  readonly scope: Scope.Closeable
+  readonly startedAt: number
+  readonly pull: Pull.Pull<Arr.NonEmptyReadonlyArray<ChatStreamEvent>, GatewayError>
+  /** Set once the attempt's outcome is in the log. */
+  recorded: boolean
+}
+
+type Events = Arr.NonEmptyReadonlyArray<RoutedEvent>
+
+/**
+ * The routed stream: each attempt opens with a `Served` marker, then the provider's events.
+ * Until the first content an attempt that fails is recorded and the next route is taken
+ * invisibly; after it the failure goes to the client. Every attempt is logged once: ok at its
+ * end, the error when it fails, cancelled when the request is interrupted.
+ *
+ * One pull per batch of provider events, whatever the number of attempts: a hand-written
+ * channel rather than a pipeline of stream operators, each of which would cost a few effects
+ * per batch.
+ */
+export const routedStream = (parts: RoutedStreamParts) =>
+(model: ModelConfig, request: ChatRequest, log: AttemptLog): Stream.Stream<RoutedEvent, GatewayError> =>
+  Stream.fromChannel(
+    Channel.fromTransform((_, scope) =>
+      Effect.map(parts.plan(model, request), (planner) => {
+        let committed = false
+        let started = false
+        // The attempt being read, with its read.
+        let current: { readonly attempt: Attempt; readonly read: Pull.Pull<Events, GatewayError> } | undefined
+        let served: Events | undefined
+
+        const settle = (attempt: Attempt, error: GatewayError | undefined) => {
+          attempt.recorded = true
+          return Effect.andThen(
+            parts.record(attempt.candidate, log, attempt.startedAt, error),
+            Scope.close(attempt.scope, error === undefined ? Exit.void : Exit.fail(error))
+          )
+        }
+
+        // One read per attempt, built when it opens and run for every batch.
+        const readOf = (attempt: Attempt): Pull.Pull<Events, GatewayError> =>
+          attempt.pull.pipe(
+            Effect.map((events): Events => {
+              if (!committed) committed = events.some(parts.commits)
+              return events
+            }),
+            Effect.catch((failure): Effect.Effect<Events, GatewayError | Cause.Done> => {
+              if (Cause.isDone(failure)) return Effect.andThen(settle(attempt, undefined), Cause.done())
+              // After the first content the client has seen this route: no silent switch any more.
+              return Effect.andThen(
+                settle(attempt, failure),
+                committed ? Effect.fail(failure) : Effect.andThen(open(failure), next)
+              )
+            })
+          )
+
+        const open = (error: GatewayError | undefined): Effect.Effect<void, GatewayError> => {
+          const step = planner.next(error)
+          if (step === undefined) return Effect.fail(parts.finalError(model, error, log))
+          const { candidate } = step
+          const provider = parts.provider(candidate.deployment.provider)
+          const events = provider === undefined
+            ? Stream.fail(parts.unavailable(candidate))
+            : provider.stream(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
+          const start = Effect.flatMap(Scope.fork(scope), (attemptScope) =>
+            Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
+              Effect.flatMap(Channel.toPullScoped(events.channel, attemptScope), (pull) => {
+                const attempt: Attempt = { candidate, scope: attemptScope, startedAt, pull, recorded: false }
+                current = { attempt, read: readOf(attempt) }
+                served = [{
+                  _tag: "Served",
+                  served: { model: candidate.model.id, provider: candidate.deployment.provider, upstreamModel: candidate.deployment.model }
+                }]
+                // An attempt still open when the request ends: cancelled if it was interrupted,
+                // done if the reader simply had enough.
+                return Scope.addFinalizerExit(scope, (exit) => {
+                  if (attempt.recorded) return Effect.void
+                  if (Exit.isSuccess(exit)) return settle(attempt, undefined)
+                  return Cause.hasInterruptsOnly(exit.cause)
+                    ? Effect.andThen(
+                      Effect.sync(() => {
+                        attempt.recorded = true
+                      }),
+                      parts.record(candidate, log, startedAt, undefined, true)
+                    )
+                    : Effect.void
+                })
+              })))
+          return step.delayMs > 0 ? Effect.andThen(Effect.sleep(step.delayMs), start) : start
+        }
+
+        const next: Pull.Pull<Events, GatewayError> = Effect.suspend(() => {
+          if (served !== undefined) {
+            const marker = served
+            served = undefined
+            return Effect.succeed(marker)
+          }
+          if (!started) {
+            started = true
+            return Effect.andThen(open(undefined), next)
+          }
+          if (current === undefined || current.attempt.recorded) return Cause.done()
+          return current.read
+        })
+        return next
+      })
+    )
+  )
