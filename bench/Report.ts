@@ -91,10 +91,17 @@ export const openStreamsTable = (results: Iterable<readonly [string, OpenStreams
 export interface Check {
   readonly target: string
   readonly measured: string
-  readonly ok: boolean
+  readonly ok: boolean | "reported"
 }
 
-/** The issue's targets, judged on the same run's numbers. */
+/**
+ * The owner's targets, each stated against the floor (a bare `node:http` proxy) of the same run,
+ * because absolute times vary by host: chat at concurrency 1 adds at most 0.1 ms p50 over the
+ * floor and a stream's first byte at most 0.15 ms; at concurrency 64 chat keeps at least 60% of the
+ * floor's throughput (aim 75%) and streams 75%, with their first byte p50 within 2x the floor's;
+ * 1,000 open streams on a fresh process stay under 200 MB. Memory after the load is reported, not
+ * judged: the default trades memory for CPU on purpose.
+ */
 export const targetChecks = (
   results: ReadonlyArray<ScenarioResult>,
   open: OpenStreamsResult | undefined,
@@ -105,44 +112,58 @@ export const targetChecks = (
   const checks: Array<Check> = []
   // Chat is judged on its p50, streams on their time to first byte.
   const latencies = [
-    { scenario: "chat", what: "added p50", of: (summary: Summary) => summary.p50 },
-    { scenario: "stream", what: "added TTFB p50", of: (summary: Summary) => summary.ttfbP50! }
+    { scenario: "chat", what: "p50", limit: 0.1, of: (summary: Summary) => summary.p50 },
+    { scenario: "stream", what: "TTFB p50", limit: 0.15, of: (summary: Summary) => summary.ttfbP50! }
   ]
   for (const awake of [false, true]) {
-    for (const { scenario, what, of } of latencies) {
+    for (const { scenario, what, limit, of } of latencies) {
       const r = find(scenario, 1, awake)
       const gw = r?.get("gateway")
-      if (r === undefined || gw === undefined) continue
-      const direct = of(r.get("direct")!)
-      const added = of(gw) - direct
-      // What the floor alone adds, for scale: on a VM whose idle CPUs halt it can exceed the target by itself.
+      const floor = r?.get("floor")
+      if (r === undefined || gw === undefined || floor === undefined) continue
+      const added = of(gw) - of(floor)
       // The gateway sends nothing before the upstream's first content (a route that fails before it
       // falls back unseen) while the floor relays the role chunk at once: the time to the first
-      // content, gateway against floor, is shown beside the first byte, for what a reader waits for.
-      const contentAdded = (summary: Summary) => (summary.ttfcP50! - r.get("direct")!.ttfcP50!).toFixed(3)
-      const content = scenario === "stream" && gw.ttfcP50 !== undefined
-        ? `; to first content ${contentAdded(gw)} ms, floor ${contentAdded(r.get("floor")!)} ms`
+      // content over the floor's is shown beside the first byte, for what a reader waits for.
+      const content = scenario === "stream" && gw.ttfcP50 !== undefined && floor.ttfcP50 !== undefined
+        ? `; to first content +${(gw.ttfcP50 - floor.ttfcP50).toFixed(3)} ms`
         : ""
       checks.push({
-        target: `${scenario} c=1${awake ? ", CPUs kept awake" : ""}: ${what} <= 0.3 ms`,
-        measured: `${added.toFixed(3)} ms (floor ${(of(r.get("floor")!) - direct).toFixed(3)} ms${content})`,
-        ok: added <= 0.3
+        target: `${scenario} c=1${awake ? ", CPUs kept awake" : ""}: ${what} at most ${limit} ms over the floor`,
+        measured: `+${added.toFixed(3)} ms (gateway ${of(gw).toFixed(3)}, floor ${of(floor).toFixed(3)} ms${content})`,
+        ok: added <= limit
       })
     }
   }
-  for (const scenario of ["chat", "stream", "embeddings"]) {
+  const shares = [
+    { scenario: "chat", min: 0.6, aim: " (aim 75%)" },
+    { scenario: "stream", min: 0.75, aim: "" },
+    { scenario: "embeddings", min: 0.6, aim: "" }
+  ]
+  for (const { scenario, min, aim } of shares) {
     const r = find(scenario, 64)
     const gw = r?.get("gateway")
     const floor = r?.get("floor")
     if (gw === undefined || floor === undefined) continue
     const share = gw.rps / floor.rps
-    checks.push({ target: `${scenario} c=64: req/s >= 50% of floor`, measured: `${(share * 100).toFixed(0)}%`, ok: share >= 0.5 })
+    checks.push({
+      target: `${scenario} c=64: req/s at least ${(min * 100).toFixed(0)}% of the floor's${aim}`,
+      measured: `${(share * 100).toFixed(0)}%`,
+      ok: share >= min
+    })
+    if (scenario === "stream" && gw.ttfbP50 !== undefined && floor.ttfbP50 !== undefined) {
+      checks.push({
+        target: "stream c=64: TTFB p50 within 2x the floor's",
+        measured: `${(gw.ttfbP50 / floor.ttfbP50).toFixed(2)}x (gateway ${gw.ttfbP50.toFixed(3)}, floor ${floor.ttfbP50.toFixed(3)} ms)`,
+        ok: gw.ttfbP50 <= 2 * floor.ttfbP50
+      })
+    }
   }
   if (openFresh !== undefined) {
-    checks.push({ target: "1,000 open streams, fresh process: RSS <= 200 MB", measured: `${openFresh.rssOpenMb.toFixed(0)} MB`, ok: openFresh.rssOpenMb <= 200 })
+    checks.push({ target: "1,000 open streams, fresh process: RSS under 200 MB", measured: `${openFresh.rssOpenMb.toFixed(0)} MB`, ok: openFresh.rssOpenMb < 200 })
   }
   if (open !== undefined) {
-    checks.push({ target: "1,000 open streams, after the load runs: RSS <= 200 MB", measured: `${open.rssOpenMb.toFixed(0)} MB`, ok: open.rssOpenMb <= 200 })
+    checks.push({ target: "1,000 open streams, after the load runs (reported)", measured: `${open.rssOpenMb.toFixed(0)} MB`, ok: "reported" })
   }
   const errors =
     results.reduce((n, r) => n + (r.summaries.get("gateway")?.errors ?? 0), 0) + (open?.errors ?? 0) + (openFresh?.errors ?? 0)
@@ -151,4 +172,4 @@ export const targetChecks = (
 }
 
 export const checksTable = (checks: ReadonlyArray<Check>): string =>
-  ["| target | measured | met |", "| --- | --- | --- |", ...checks.map((c) => `| ${c.target} | ${c.measured} | ${c.ok ? "yes" : "NO"} |`)].join("\n")
+  ["| target | measured | met |", "| --- | --- | --- |", ...checks.map((c) => `| ${c.target} | ${c.measured} | ${c.ok === "reported" ? "-" : c.ok ? "yes" : "NO"} |`)].join("\n")
