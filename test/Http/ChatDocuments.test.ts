@@ -8,7 +8,7 @@ import { anthropicKit } from "../Providers/AnthropicKit.ts"
 import { geminiKit } from "../Providers/GeminiKit.ts"
 import { openAiKit } from "../Providers/OpenAiKit.ts"
 import { type FakeUpstream, type RecordedRequest, startFakeUpstream } from "../support/FakeUpstream.ts"
-import { fixturesDir } from "../support/Shared.ts"
+import { fixturesDir } from "../support/Fixtures.ts"
 import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../support/TestGateway.ts"
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import OpenAI, { toFile } from "openai"
-import { fixturesDir } from "../support/Shared.ts"
+import { fixturesDir } from "../support/Fixtures.ts"
 import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../support/TestGateway.ts"
 

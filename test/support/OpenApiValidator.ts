@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs"
 import * as NodePath from "node:path"
-import { referenceDir } from "./Shared.ts"
+import { referenceDir } from "./Fixtures.ts"
 
 /**
  * Validates values against schemas of the reference OpenAPI document
- * (`../shared/reference/openai-openapi.json` beside the repository).
+ * (`test/reference/openai-openapi.json`; see the README there for its origin).
  * Covers the OpenAPI 3 subset those schemas use: $ref, type, nullable, enum, properties,
  * required, items, anyOf, oneOf, allOf, additionalProperties.
  */

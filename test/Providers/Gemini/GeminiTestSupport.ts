@@ -6,7 +6,7 @@ import type { ChatRequest } from "../../../src/Domain/ChatRequest.ts"
 import { ModelConfig } from "../../../src/Domain/GatewayConfig.ts"
 import { GatewayError } from "../../../src/Domain/GatewayError.ts"
 import type { ChatTarget } from "../../../src/Providers/ChatProvider.ts"
-import { fixturesDir } from "../../support/Shared.ts"
+import { fixturesDir } from "../../support/Fixtures.ts"
 
 /** A validated request, as adapters receive it, from a wire body (model and a user turn filled in). */
 export const chatRequest = (body: Record<string, unknown>): ChatRequest =>

@@ -15,7 +15,7 @@ import {
   startLoopbackServer
 } from "./LoopbackServer.ts"
 
-import { fixturesDir } from "../../support/Shared.ts"
+import { fixturesDir } from "../../support/Fixtures.ts"
 const manifest = JSON.parse(readFileSync(NodePath.join(fixturesDir, "manifest.json"), "utf8")) as {
   readonly files: ReadonlyArray<{ readonly path: string; readonly mime: string; readonly size_bytes: number; readonly sha256: string }>
 }

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { Schema } from "effect"
 
-/** The shared fixture corpus, decoded from its manifest (only the fields the extractor tests use). */
-import { fixturesDir } from "../../../support/Shared.ts"
+/** The fixture corpus in `test/fixtures`, decoded from its manifest (only the fields the extractor tests use). */
+import { fixturesDir } from "../../../support/Fixtures.ts"
 
 export { fixturesDir }
 

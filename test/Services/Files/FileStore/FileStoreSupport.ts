@@ -14,7 +14,7 @@ export class StoreInspector extends Context.Service<
   }
 >()("test/StoreInspector") {}
 
-import { fixturesDir } from "../../../support/Shared.ts"
+import { fixturesDir } from "../../../support/Fixtures.ts"
 
 export { fixturesDir }
 
