@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { ApiKeyView, ProjectView, UserView } from "../../src/Domain/ApiKey.ts"
 import type { UsageEvent } from "../../src/Domain/UsageEvent.ts"
@@ -6,32 +6,22 @@ import { CreatedKey, UsageReportBody } from "../../src/Http/Admin/AdminSchemas.t
 import { ApiKeys } from "../../src/Services/Accounts/ApiKeys.ts"
 import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import { adminCall, expectBody, expectEnvelope, listOf, type Reply } from "../support/AdminClient.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { makeTestStorage } from "../support/TestDatabase.ts"
+import { startGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 const token = "admin-test-token-0123456789"
 
 describe("admin API", () => {
-  let storage: TestStorage
-  let gw: TestGateway
-
+  const gw = useGateway({ adminToken: token, key: false })
   const call = adminCall(() => gw.url, token)
   const models = async (secret: string): Promise<Reply> => {
-    const res = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })
+    const res = await fetch(`${gw.url}/v1/models`, { headers: gw.auth(secret) })
     return { status: res.status, body: (await res.json()) as unknown }
   }
   const newProject = async (name = "acme") => expectBody(ProjectView, await call("POST", "/admin/projects", { body: { name } })).id
   const newKey = async (projectId: string, body: unknown = {}) =>
     expectBody(CreatedKey, await call("POST", `/admin/projects/${projectId}/keys`, { body }))
-
-  beforeAll(async () => {
-    storage = await makeTestStorage()
-    gw = await startGateway({ storage, adminToken: token })
-  })
-  afterAll(async () => {
-    await gw?.stop()
-    await storage?.cleanup()
-  })
 
   describe("authentication", () => {
     it("refuses a missing token with the 401 envelope", async () => {

@@ -1,43 +1,36 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import OpenAI from "openai"
 import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
-import { type FakeUpstream, sseFrame } from "../support/FakeUpstream.ts"
+import { sseFrame } from "../support/FakeUpstream.ts"
 import { openAiChunk, openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
+import { openAiClient } from "../support/OpenAiClient.ts"
 import { validateAgainst } from "../support/OpenApiValidator.ts"
 import { parseSse } from "../support/SseClient.ts"
-import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 describe("real clients against the gateway", () => {
-  let gw: TestGateway
-  let upstream: FakeUpstream
-  let key: string
-  let client: OpenAI
-  let setup: GatewayOnUpstream
-
-  beforeAll(async () => {
-    setup = await startGatewayOnUpstream({
-      config: (up) => ({
-        server: { keepalive_seconds: 1 },
-        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-up" }],
-        models: [
-          {
-            id: "gpt-test",
-            kind: "chat",
-            deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
-            capabilities: { tools: true, structured_output: true },
-            pricing: { input_per_mtok: 1, output_per_mtok: 2 }
-          }
-        ]
-      })
+  const gw = useGateway({
+    config: ({ upstream }) => ({
+      server: { keepalive_seconds: 1 },
+      providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
+      models: [
+        {
+          id: "gpt-test",
+          kind: "chat",
+          deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
+          capabilities: { tools: true, structured_output: true },
+          pricing: { input_per_mtok: 1, output_per_mtok: 2 }
+        }
+      ]
     })
-    ;({ gw, upstream } = setup)
-    key = setup.key.secret
-    client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 })
   })
-  afterAll(() => setup?.stop())
-  beforeEach(() => upstream.reset())
+  const { upstream } = gw
+  let client: OpenAI
+  beforeAll(() => {
+    client = openAiClient(gw.url, gw.key.secret)
+  })
 
   it("openai SDK: create, and the body validates against CreateChatCompletionResponse", async () => {
     upstream.reply({ kind: "json", status: 200, body: openAiCompletion() })
@@ -124,10 +117,7 @@ describe("real clients against the gateway", () => {
   it("aborting the client closes the upstream connection within 1 s", async () => {
     upstream.reply({ kind: "sse", frames: openAiTextFrames(["a"]).slice(0, 2), hangAfter: true })
     const controller = new AbortController()
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true }),
+    const res = await gw.postJson("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true }, {
       signal: controller.signal
     })
     const reader = res.body!.getReader()
@@ -143,10 +133,8 @@ describe("real clients against the gateway", () => {
     upstream.reply({ kind: "sse", frames: openAiTextFrames(["abcdefgh"]).slice(0, 2), hangAfter: true })
     const fresh = await gw.createKey()
     const controller = new AbortController()
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${fresh.secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hello there" }], stream: true }),
+    const res = await gw.postJson("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: "hello there" }], stream: true }, {
+      key: fresh.secret,
       signal: controller.signal
     })
     const reader = res.body!.getReader()
@@ -175,11 +163,7 @@ describe("real clients against the gateway", () => {
   it("writes the request id a JSON answer carries in x-request-id to its usage row", async () => {
     upstream.reply({ kind: "json", status: 200, body: openAiCompletion() })
     const fresh = await gw.createKey()
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${fresh.secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hello" }] })
-    })
+    const res = await gw.postJson("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: "hello" }] }, fresh.secret)
     expect(res.status).toBe(200)
     await res.text()
     const rows = await gw.runtime.runPromise(
@@ -200,11 +184,7 @@ describe("real clients against the gateway", () => {
       frames: ["", sseFrame(openAiChunk({ role: "assistant", content: "slow" })), sseFrame(openAiChunk({}, "stop")), sseFrame("[DONE]")],
       delayMs: 1300
     })
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
-    })
+    const res = await gw.postJson("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
     expect(res.status).toBe(200)
     const text = await res.text()
     // Every frame whole: comments and data frames never interleave inside one another.
@@ -222,11 +202,7 @@ describe("real clients against the gateway", () => {
   it("records one usage event per request with tokens, model, latency and time to first token", async () => {
     upstream.reply({ kind: "sse", frames: openAiTextFrames(["x"]) })
     const fresh = await gw.createKey()
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${fresh.secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
-    })
+    const res = await gw.postJson("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true }, fresh.secret)
     await res.text()
     await new Promise((r) => setTimeout(r, 50))
     const rows = await gw.runtime.runPromise(

@@ -1,40 +1,24 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import type { FakeUpstream } from "../support/FakeUpstream.ts"
+import { describe, expect, it } from "@effect/vitest"
 import { openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
 import { parseSse } from "../support/SseClient.ts"
-import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 describe("POST /v1/chat/completions through OpenAI", () => {
-  let gw: TestGateway
-  let upstream: FakeUpstream
-  let key: string
-  const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-      body: typeof body === "string" ? body : JSON.stringify(body)
+  const gw = useGateway({
+    config: ({ upstream }) => ({
+      providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-upstream-secret" }],
+      models: [
+        {
+          id: "gpt-test",
+          kind: "chat",
+          deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
+          capabilities: { tools: true, structured_output: true, vision: true, logprobs: true }
+        }
+      ]
     })
-  let setup: GatewayOnUpstream
-
-  beforeAll(async () => {
-    setup = await startGatewayOnUpstream({
-      config: (up) => ({
-        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-upstream-secret" }],
-        models: [
-          {
-            id: "gpt-test",
-            kind: "chat",
-            deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
-            capabilities: { tools: true, structured_output: true, vision: true, logprobs: true }
-          }
-        ]
-      })
-    })
-    ;({ gw, upstream } = setup)
-    key = setup.key.secret
   })
-  afterAll(() => setup?.stop())
-  beforeEach(() => upstream.reset())
+  const { upstream } = gw
+  const post = (body: unknown) => gw.postJson("/v1/chat/completions", body)
 
   it("answers a plain completion in the spec's shape", async () => {
     upstream.reply({ kind: "json", status: 200, body: openAiCompletion() })

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import type { FakeUpstream } from "../support/FakeUpstream.ts"
+import { describe, expect, it } from "@effect/vitest"
 import { openAiCompletion } from "../support/OpenAiFixtures.ts"
-import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 const user = (content: unknown) => ({ role: "user", content })
 const base = { model: "gpt-test", messages: [user("hi")] }
@@ -34,34 +33,19 @@ const violations: ReadonlyArray<[string, Record<string, unknown>, string]> = [
 ]
 
 describe("chat request contract", () => {
-  let gw: TestGateway
-  let upstream: FakeUpstream
-  let key: string
-  const post = (body: Record<string, unknown>) =>
-    fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
+  const gw = useGateway({
+    config: ({ upstream }) => ({
+      files: { max_inline_mb: 1 },
+      providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
+      models: [
+        { id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }], capabilities: { tools: true, logprobs: true, file_input: true, vision: true } },
+        { id: "text-only", kind: "chat", deployments: [{ provider: "openai", model: "gpt-3.5" }] },
+        { id: "embed", kind: "embedding", deployments: [{ provider: "openai", model: "text-embedding-3-small" }] }
+      ]
     })
-  let setup: GatewayOnUpstream
-
-  beforeAll(async () => {
-    setup = await startGatewayOnUpstream({
-      config: (up) => ({
-        files: { max_inline_mb: 1 },
-        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-up" }],
-        models: [
-          { id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }], capabilities: { tools: true, logprobs: true, file_input: true, vision: true } },
-          { id: "text-only", kind: "chat", deployments: [{ provider: "openai", model: "gpt-3.5" }] },
-          { id: "embed", kind: "embedding", deployments: [{ provider: "openai", model: "text-embedding-3-small" }] }
-        ]
-      })
-    })
-    ;({ gw, upstream } = setup)
-    key = setup.key.secret
   })
-  afterAll(() => setup?.stop())
-  beforeEach(() => upstream.reset())
+  const { upstream } = gw
+  const post = (body: Record<string, unknown>) => gw.postJson("/v1/chat/completions", body)
 
   for (const [name, patch, param] of violations) {
     it(`400 for ${name}, naming ${param}`, async () => {

@@ -2,15 +2,15 @@ import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as NodePath from "node:path"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import OpenAI, { toFile } from "openai"
 import { anthropicKit } from "../Providers/AnthropicKit.ts"
 import { geminiKit } from "../Providers/GeminiKit.ts"
 import { openAiKit } from "../Providers/OpenAiKit.ts"
-import { type FakeUpstream, type RecordedRequest, startFakeUpstream } from "../support/FakeUpstream.ts"
+import type { RecordedRequest } from "../support/FakeUpstream.ts"
 import { fixturesDir } from "../support/Fixtures.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { openAiClient } from "../support/OpenAiClient.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 const manifest = JSON.parse(readFileSync(NodePath.join(fixturesDir, "manifest.json"), "utf8")) as {
   files: Array<{ path: string; expected_tokens?: Array<string> }>
@@ -21,16 +21,39 @@ const collapse = (text: string) => text.replace(/\s+/g, " ")
 const body = (request: RecordedRequest) => request.body as Record<string, any>
 
 describe("document parts in chat reach each provider in the right form", () => {
-  let storage: TestStorage
-  let gw: TestGateway
-  let upstream: FakeUpstream
+  const chat = (id: string, provider: string, vision: boolean) => ({
+    id,
+    kind: "chat",
+    deployments: [{ provider, model: `${id}-upstream` }],
+    capabilities: { vision, file_input: true, max_output_tokens: 1024 }
+  })
+  const gw = useGateway({
+    config: ({ upstream }) => ({
+      fetch: { allow_private_networks: true },
+      providers: [
+        { id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "k" },
+        { id: "anthropic", kind: "anthropic", base_url: `${upstream.url}/v1`, api_key: "k" },
+        { id: "gemini", kind: "gemini", base_url: `${upstream.url}/v1beta`, api_key: "k" },
+        { id: "local", kind: "openai-compatible", profile: "vllm", base_url: `${upstream.url}/v1`, api_key: "k" }
+      ],
+      models: [
+        chat("gpt", "openai", true),
+        chat("claude", "anthropic", true),
+        chat("gem", "gemini", true),
+        chat("local-vision", "local", true),
+        chat("local-text", "local", false)
+      ]
+    }),
+    key: { withUser: true }
+  })
+  const { upstream } = gw
+  let client: OpenAI
+  // Serves the corpus by URL: `/<name>` from documents/, `/img/<name>` from images/.
   let docs: Server
   let docsUrl: string
-  let client: OpenAI
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    upstream = await startFakeUpstream()
+    client = openAiClient(gw.url, gw.key.secret)
     docs = createServer((req, res) => {
       const name = (req.url ?? "").slice(1)
       const path = name.startsWith("img/") ? `images/${name.slice(4)}` : `documents/${name}`
@@ -40,41 +63,10 @@ describe("document parts in chat reach each provider in the right form", () => {
     })
     await new Promise<void>((resolve) => docs.listen(0, "127.0.0.1", resolve))
     docsUrl = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`
-    const chat = (id: string, provider: string, vision: boolean) => ({
-      id,
-      kind: "chat",
-      deployments: [{ provider, model: `${id}-upstream` }],
-      capabilities: { vision, file_input: true, max_output_tokens: 1024 }
-    })
-    gw = await startGateway({
-      storage,
-      config: {
-        fetch: { allow_private_networks: true },
-        providers: [
-          { id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "k" },
-          { id: "anthropic", kind: "anthropic", base_url: `${upstream.url}/v1`, api_key: "k" },
-          { id: "gemini", kind: "gemini", base_url: `${upstream.url}/v1beta`, api_key: "k" },
-          { id: "local", kind: "openai-compatible", profile: "vllm", base_url: `${upstream.url}/v1`, api_key: "k" }
-        ],
-        models: [
-          chat("gpt", "openai", true),
-          chat("claude", "anthropic", true),
-          chat("gem", "gemini", true),
-          chat("local-vision", "local", true),
-          chat("local-text", "local", false)
-        ]
-      }
-    })
-    const key = await gw.createKey({ withUser: true })
-    client = new OpenAI({ apiKey: key.secret, baseURL: `${gw.url}/v1`, maxRetries: 0 })
   })
   afterAll(async () => {
-    await gw?.stop()
-    await upstream?.stop()
     await new Promise((r) => docs?.close(r))
-    await storage?.cleanup()
   })
-  beforeEach(() => upstream.reset())
 
   const ask = (model: string, file: Record<string, unknown>) =>
     client.chat.completions.create({
@@ -167,7 +159,7 @@ describe("document parts in chat reach each provider in the right form", () => {
   })
 
   it("a file_id of another project is not found", async () => {
-    const stranger = new OpenAI({ apiKey: (await gw.createKey({ withUser: true })).secret, baseURL: `${gw.url}/v1`, maxRetries: 0 })
+    const stranger = openAiClient(gw.url, (await gw.createKey({ withUser: true })).secret)
     const theirs = await stranger.files.create({ file: await toFile(Buffer.from("secret"), "secret.txt"), purpose: "user_data" })
     const error = (await ask("gpt", { file_id: theirs.id }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>
     expect(error.status).toBe(400)

@@ -1,82 +1,62 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
+import { beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import OpenAI from "openai"
+import type OpenAI from "openai"
 import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import { float32Base64, geminiEmbeddings, openAiEmbeddings, vectorFor } from "../support/EmbeddingFixtures.ts"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import type { FakeUpstream } from "../support/FakeUpstream.ts"
+import { openAiClient } from "../support/OpenAiClient.ts"
 import { validateAgainst } from "../support/OpenApiValidator.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 const fround = (values: ReadonlyArray<number>) => values.map(Math.fround)
 
 describe("POST /v1/embeddings", () => {
-  let storage: TestStorage
-  let gw: TestGateway
-  let openai: FakeUpstream
-  let compat: FakeUpstream
-  let gemini: FakeUpstream
-  let key: { secret: string; keyId: string }
-  let client: OpenAI
-  const post = (body: unknown, secret = key.secret, headers: Record<string, string> = {}) =>
-    fetch(`${gw.url}/v1/embeddings`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", ...headers },
-      body: typeof body === "string" ? body : JSON.stringify(body)
+  const gw = useGateway({
+    upstreams: ["openai", "compat", "gemini"],
+    config: ({ openai, compat, gemini }) => ({
+      routing: { base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 100 },
+      providers: [
+        { id: "openai", kind: "openai", base_url: `${openai.url}/v1`, api_key: "sk-up" },
+        { id: "compat", kind: "openai-compatible", profile: "vllm", base_url: `${compat.url}/v1`, api_key: "k2" },
+        { id: "gemini", kind: "gemini", base_url: `${gemini.url}/v1beta`, api_key: "g-key" }
+      ],
+      models: [
+        {
+          id: "emb-small",
+          kind: "embedding",
+          deployments: [{ provider: "openai", model: "text-embedding-3-small" }],
+          capabilities: { dimensions: 4, matryoshka: true, context_length: 16 },
+          pricing: { input_per_mtok: 2 }
+        },
+        { id: "emb-fixed", kind: "embedding", deployments: [{ provider: "openai", model: "ada" }], capabilities: { dimensions: 4 } },
+        { id: "emb-compat", kind: "embedding", deployments: [{ provider: "compat", model: "nomic-embed" }] },
+        {
+          id: "emb-pair",
+          kind: "embedding",
+          deployments: [{ provider: "openai", model: "te3" }, { provider: "compat", model: "te3" }]
+        },
+        {
+          id: "gemini-emb",
+          kind: "embedding",
+          deployments: [{ provider: "gemini", model: "gemini-embedding-001" }],
+          capabilities: { dimensions: 8, matryoshka: true },
+          pricing: { input_per_mtok: 1 }
+        },
+        { id: "gpt-chat", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }] }
+      ]
     })
+  })
+  const { openai, compat, gemini } = gw.upstreams
+  let client: OpenAI
+  const post = (body: unknown, secret = gw.key.secret, headers: Record<string, string> = {}) =>
+    gw.postJson("/v1/embeddings", body, { key: secret, headers })
   const sent = (upstream: FakeUpstream, i = 0) => upstream.requests[i]!.body as Record<string, any>
 
-  beforeAll(async () => {
-    storage = await makeTestStorage()
-    openai = await startFakeUpstream()
-    compat = await startFakeUpstream()
-    gemini = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
-      config: {
-        routing: { base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 100 },
-        providers: [
-          { id: "openai", kind: "openai", base_url: `${openai.url}/v1`, api_key: "sk-up" },
-          { id: "compat", kind: "openai-compatible", profile: "vllm", base_url: `${compat.url}/v1`, api_key: "k2" },
-          { id: "gemini", kind: "gemini", base_url: `${gemini.url}/v1beta`, api_key: "g-key" }
-        ],
-        models: [
-          {
-            id: "emb-small",
-            kind: "embedding",
-            deployments: [{ provider: "openai", model: "text-embedding-3-small" }],
-            capabilities: { dimensions: 4, matryoshka: true, context_length: 16 },
-            pricing: { input_per_mtok: 2 }
-          },
-          { id: "emb-fixed", kind: "embedding", deployments: [{ provider: "openai", model: "ada" }], capabilities: { dimensions: 4 } },
-          { id: "emb-compat", kind: "embedding", deployments: [{ provider: "compat", model: "nomic-embed" }] },
-          {
-            id: "emb-pair",
-            kind: "embedding",
-            deployments: [{ provider: "openai", model: "te3" }, { provider: "compat", model: "te3" }]
-          },
-          {
-            id: "gemini-emb",
-            kind: "embedding",
-            deployments: [{ provider: "gemini", model: "gemini-embedding-001" }],
-            capabilities: { dimensions: 8, matryoshka: true },
-            pricing: { input_per_mtok: 1 }
-          },
-          { id: "gpt-chat", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }] }
-        ]
-      }
-    })
-    key = await gw.createKey()
-    client = new OpenAI({ apiKey: key.secret, baseURL: `${gw.url}/v1`, maxRetries: 0 })
-  })
-  afterAll(async () => {
-    await gw?.stop()
-    await Promise.all([openai?.stop(), compat?.stop(), gemini?.stop()])
-    await storage?.cleanup()
+  beforeAll(() => {
+    client = openAiClient(gw.url, gw.key.secret)
   })
   beforeEach(() => {
-    for (const upstream of [openai, compat, gemini]) upstream.reset()
     openai.always(openAiEmbeddings())
     compat.always(openAiEmbeddings())
     gemini.always(geminiEmbeddings)
@@ -194,7 +174,7 @@ describe("POST /v1/embeddings", () => {
     const missing = await post({ model: "nope", input: "x" })
     expect(missing.status).toBe(404)
     expect(((await missing.json()) as any).error).toMatchObject({ type: "not_found_error", param: "model", code: "model_not_found" })
-    const text = await post(JSON.stringify({ model: "emb-small", input: "x" }), key.secret, { "content-type": "text/plain" })
+    const text = await post(JSON.stringify({ model: "emb-small", input: "x" }), gw.key.secret, { "content-type": "text/plain" })
     expect(text.status).toBe(415)
   })
 

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs"
 import * as NodePath from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
 import OpenAI, { toFile } from "openai"
 import { fixturesDir } from "../support/Fixtures.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { openAiClient } from "../support/OpenAiClient.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 const fixture = (path: string) => readFileSync(NodePath.join(fixturesDir, path))
 
@@ -18,25 +18,17 @@ const waitFor = async <A>(probe: () => Promise<A>, done: (a: A) => boolean, ms =
 }
 
 describe("files API", () => {
-  let storage: TestStorage
-  let gw: TestGateway
+  const gw = useGateway({ config: { files: { max_upload_mb: 1 } }, key: { withUser: true } })
   let alice: OpenAI
   let aliceKey: string
   let other: OpenAI
   let noUserKey: string
 
   beforeAll(async () => {
-    storage = await makeTestStorage()
-    gw = await startGateway({ storage, config: { files: { max_upload_mb: 1 } } })
-    const a = await gw.createKey({ withUser: true })
-    aliceKey = a.secret
-    alice = new OpenAI({ apiKey: a.secret, baseURL: `${gw.url}/v1`, maxRetries: 0 })
-    other = new OpenAI({ apiKey: (await gw.createKey({ withUser: true })).secret, baseURL: `${gw.url}/v1`, maxRetries: 0 })
+    aliceKey = gw.key.secret
+    alice = openAiClient(gw.url, aliceKey)
+    other = openAiClient(gw.url, (await gw.createKey({ withUser: true })).secret)
     noUserKey = (await gw.createKey()).secret
-  })
-  afterAll(async () => {
-    await gw?.stop()
-    await storage?.cleanup()
   })
 
   it("uploads with files.create(toFile), then lists, retrieves, streams and deletes", async () => {
@@ -128,7 +120,7 @@ describe("files API", () => {
   })
 
   it("lists with limit, after, order and purpose", async () => {
-    const fresh = new OpenAI({ apiKey: (await gw.createKey({ withUser: true })).secret, baseURL: `${gw.url}/v1`, maxRetries: 0 })
+    const fresh = openAiClient(gw.url, (await gw.createKey({ withUser: true })).secret)
     const ids: Array<string> = []
     for (const name of ["a.txt", "b.txt", "c.txt"]) {
       ids.push((await fresh.files.create({ file: await toFile(Buffer.from(name), name), purpose: name === "b.txt" ? "vision" : "user_data" })).id)

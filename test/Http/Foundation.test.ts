@@ -1,55 +1,40 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { request as httpRequest } from "node:http"
 import { Effect } from "effect"
 import { ApiKeys } from "../../src/Services/Accounts/ApiKeys.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 const envelope = (type: string) => ({
   error: { message: expect.any(String), type, param: expect.toSatisfy((v: unknown) => v === null || typeof v === "string"), code: expect.toSatisfy((v: unknown) => v === null || typeof v === "string") }
 })
 
 describe("errors, auth and catalogue over HTTP", () => {
-  let storage: TestStorage
-  let gw: TestGateway
-  let key: string
+  const gw = useGateway({
+    config: {
+      server: { body_limit_mb: 1 },
+      providers: [{ id: "openai", kind: "openai", base_url: "http://127.0.0.1:9/v1", api_key: "sk-provider-secret" }],
+      models: [
+        {
+          id: "gpt-test",
+          kind: "chat",
+          deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
+          capabilities: { vision: true, tools: true, context_length: 128000 },
+          pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 }
+        },
+        {
+          id: "org/img-model",
+          kind: "image",
+          deployments: [{ provider: "openai", model: "gpt-image-1" }],
+          image: { aspect_ratios: ["1:1", "16:9"], qualities: ["low", "high"] }
+        }
+      ]
+    }
+  })
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${gw.url}${path}`, { headers })
-  const post = (path: string, body: string, headers: Record<string, string>) =>
-    fetch(`${gw.url}${path}`, { method: "POST", body, headers: { authorization: `Bearer ${key}`, ...headers } })
-
-  beforeAll(async () => {
-    storage = await makeTestStorage()
-    gw = await startGateway({
-      storage,
-      config: {
-        server: { body_limit_mb: 1 },
-        providers: [{ id: "openai", kind: "openai", base_url: "http://127.0.0.1:9/v1", api_key: "sk-provider-secret" }],
-        models: [
-          {
-            id: "gpt-test",
-            kind: "chat",
-            deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
-            capabilities: { vision: true, tools: true, context_length: 128000 },
-            pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 }
-          },
-          {
-            id: "org/img-model",
-            kind: "image",
-            deployments: [{ provider: "openai", model: "gpt-image-1" }],
-            image: { aspect_ratios: ["1:1", "16:9"], qualities: ["low", "high"] }
-          }
-        ]
-      }
-    })
-    key = (await gw.createKey()).secret
-  })
-  afterAll(async () => {
-    await gw?.stop()
-    await storage?.cleanup()
-  })
+  const post = (path: string, body: string, headers: Record<string, string>) => gw.postJson(path, body, { headers })
 
   it("lists the catalogue without secrets or upstream URLs", async () => {
-    const res = await get("/v1/models", { authorization: `Bearer ${key}` })
+    const res = await get("/v1/models", gw.auth())
     expect(res.status).toBe(200)
     const text = await res.text()
     expect(text).not.toContain("sk-provider-secret")
@@ -71,7 +56,7 @@ describe("errors, auth and catalogue over HTTP", () => {
   })
 
   it("retrieves one model, slashes included, and 404s an unknown one naming it", async () => {
-    const auth = { authorization: `Bearer ${key}` }
+    const auth = gw.auth()
     expect(((await (await get("/v1/models/org/img-model", auth)).json()) as any).id).toBe("org/img-model")
     expect(((await (await get("/v1/models/org%2Fimg-model", auth)).json()) as any).id).toBe("org/img-model")
     const res = await get("/v1/models/nope-1", auth)
@@ -145,7 +130,7 @@ describe("errors, auth and catalogue over HTTP", () => {
     expect(await declared.json()).toEqual(envelope("invalid_request_error"))
     const chunked = await fetch(`${gw.url}/v1/chat/completions`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      headers: { ...gw.auth(), "content-type": "application/json" },
       body: new ReadableStream({
         start(controller) {
           controller.enqueue(new TextEncoder().encode(big))
@@ -165,7 +150,7 @@ describe("errors, auth and catalogue over HTTP", () => {
       new Promise<{ status: number; text: string }>((resolve, reject) => {
         const url = new URL(gw.url)
         const req = httpRequest(
-          { host: url.hostname, port: url.port, path: "/v1/chat/completions", method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers } },
+          { host: url.hostname, port: url.port, path: "/v1/chat/completions", method: "POST", headers: { ...gw.auth(), "content-type": "application/json", ...headers } },
           (res) => {
             let text = ""
             res.setEncoding("utf8")

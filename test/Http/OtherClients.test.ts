@@ -1,33 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { createOpenAI } from "@ai-sdk/openai"
 import { ChatOpenAI } from "@langchain/openai"
 import { generateText, jsonSchema, streamText, tool } from "ai"
-import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiCompletion, openAiTextFrames, openAiToolFrames } from "../support/OpenAiFixtures.ts"
-import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 /** The Vercel AI SDK and LangChain, pointed at the gateway, work unchanged. */
 describe("other real clients", () => {
-  let gw: TestGateway
-  let upstream: FakeUpstream
-  let key: string
-  let setup: GatewayOnUpstream
-
-  beforeAll(async () => {
-    setup = await startGatewayOnUpstream({
-      config: (up) => ({
-        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-up" }],
-        models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }], capabilities: { tools: true } }]
-      })
+  const gw = useGateway({
+    config: ({ upstream }) => ({
+      providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
+      models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }], capabilities: { tools: true } }]
     })
-    ;({ gw, upstream } = setup)
-    key = setup.key.secret
   })
-  afterAll(() => setup?.stop())
-  beforeEach(() => upstream.reset())
+  const { upstream } = gw
 
   it("Vercel AI SDK: generateText and streamText over chat completions", async () => {
-    const provider = createOpenAI({ apiKey: key, baseURL: `${gw.url}/v1` })
+    const provider = createOpenAI({ apiKey: gw.key.secret, baseURL: `${gw.url}/v1` })
     upstream.reply({ kind: "json", status: 200, body: openAiCompletion({ content: "Hi from the gateway" }) })
     const generated = await generateText({ model: provider.chat("gpt-test"), prompt: "hello" })
     expect(generated.text).toBe("Hi from the gateway")
@@ -41,7 +30,7 @@ describe("other real clients", () => {
   })
 
   it("Vercel AI SDK: a streamed tool call", async () => {
-    const provider = createOpenAI({ apiKey: key, baseURL: `${gw.url}/v1` })
+    const provider = createOpenAI({ apiKey: gw.key.secret, baseURL: `${gw.url}/v1` })
     upstream.reply({ kind: "sse", frames: openAiToolFrames() })
     const result = streamText({
       model: provider.chat("gpt-test"),
@@ -59,7 +48,7 @@ describe("other real clients", () => {
   })
 
   it("LangChain: invoke, stream and bound tools", async () => {
-    const model = new ChatOpenAI({ model: "gpt-test", apiKey: key, configuration: { baseURL: `${gw.url}/v1` }, maxRetries: 0 })
+    const model = new ChatOpenAI({ model: "gpt-test", apiKey: gw.key.secret, configuration: { baseURL: `${gw.url}/v1` }, maxRetries: 0 })
     upstream.reply({ kind: "json", status: 200, body: openAiCompletion({ content: "LangChain works" }) })
     const answer = await model.invoke("hello")
     expect(answer.content).toBe("LangChain works")

@@ -1,58 +1,31 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
-import { type FakeUpstream, sseFrame, startFakeUpstream } from "../support/FakeUpstream.ts"
+import { sseFrame } from "../support/FakeUpstream.ts"
 import { openAiChunk, openAiCompletion, openAiTextFrames } from "../support/OpenAiFixtures.ts"
 import { parseSse } from "../support/SseClient.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 describe("routing over HTTP: fallback, commit point, headers and usage", () => {
-  let storage: TestStorage
-  let gw: TestGateway
-  let primary: FakeUpstream
-  let secondary: FakeUpstream
-  let key: { secret: string; keyId: string }
-  const post = (body: Record<string, unknown>) =>
-    fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
+  const gw = useGateway({
+    upstreams: ["primary", "secondary"],
+    config: ({ primary, secondary }) => ({
+      routing: { attempts_per_model: 1, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 100 },
+      providers: [
+        { id: "primary", kind: "openai", base_url: `${primary.url}/v1`, api_key: "k1" },
+        { id: "secondary", kind: "openai-compatible", profile: "vllm", base_url: `${secondary.url}/v1`, api_key: "k2" },
+        { id: "impatient", kind: "openai", base_url: `${primary.url}/v1`, api_key: "k3", timeouts: { first_byte_ms: 400, idle_ms: 300 } }
+      ],
+      models: [
+        { id: "main", kind: "chat", deployments: [{ provider: "primary", model: "p-model" }], fallbacks: ["backup"] },
+        { id: "backup", kind: "chat", deployments: [{ provider: "secondary", model: "s-model" }] },
+        { id: "timed", kind: "chat", deployments: [{ provider: "impatient", model: "t-model" }] }
+      ]
     })
-
-  beforeAll(async () => {
-    storage = await makeTestStorage()
-    primary = await startFakeUpstream()
-    secondary = await startFakeUpstream()
-    gw = await startGateway({
-      storage,
-      config: {
-        routing: { attempts_per_model: 1, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 100 },
-        providers: [
-          { id: "primary", kind: "openai", base_url: `${primary.url}/v1`, api_key: "k1" },
-          { id: "secondary", kind: "openai-compatible", profile: "vllm", base_url: `${secondary.url}/v1`, api_key: "k2" },
-          { id: "impatient", kind: "openai", base_url: `${primary.url}/v1`, api_key: "k3", timeouts: { first_byte_ms: 400, idle_ms: 300 } }
-        ],
-        models: [
-          { id: "main", kind: "chat", deployments: [{ provider: "primary", model: "p-model" }], fallbacks: ["backup"] },
-          { id: "backup", kind: "chat", deployments: [{ provider: "secondary", model: "s-model" }] },
-          { id: "timed", kind: "chat", deployments: [{ provider: "impatient", model: "t-model" }] }
-        ]
-      }
-    })
-    key = await gw.createKey()
   })
-  afterAll(async () => {
-    await gw?.stop()
-    await primary?.stop()
-    await secondary?.stop()
-    await storage?.cleanup()
-  })
-  beforeEach(() => {
-    primary.reset()
-    secondary.reset()
-  })
+  const { primary, secondary } = gw.upstreams
+  const post = (body: Record<string, unknown>) => gw.postJson("/v1/chat/completions", body)
 
   it("falls back on 503; `model`, headers and the usage event name what served", async () => {
     primary.reply({ kind: "json", status: 503, body: { error: { message: "overloaded" } } })
@@ -71,7 +44,7 @@ describe("routing over HTTP: fallback, commit point, headers and usage", () => {
         yield* (yield* UsageLedger).flush
         const sql = yield* SqlClient.SqlClient
         return yield* sql<{ attempts: number; detail: unknown }>`SELECT e.attempts, e.detail FROM usage_events e JOIN api_keys k ON k.seq = e.key_seq
-          WHERE k.id = ${key.keyId} ORDER BY e.id DESC LIMIT 1`
+          WHERE k.id = ${gw.key.keyId} ORDER BY e.id DESC LIMIT 1`
       })
     )
     expect(detail[0]!.attempts).toBe(2)

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
-import type { FakeUpstream } from "../support/FakeUpstream.ts"
-import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 /**
  * The routing deadline on real adapters: their upstream calls end by themselves at the
@@ -11,33 +10,21 @@ import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from
  * is logged as cancelled rather than held against the provider's health.
  */
 describe("the routing deadline over HTTP", () => {
-  let gw: TestGateway
-  let upstream: FakeUpstream
-  let key: { secret: string; keyId: string }
-  let setup: GatewayOnUpstream
-
-  beforeAll(async () => {
-    setup = await startGatewayOnUpstream({
-      config: (up) => ({
-        routing: { deadline_ms: 700, attempts_per_model: 3, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 1 },
-        providers: [{ id: "slow", kind: "openai", base_url: `${up.url}/v1`, api_key: "k", timeouts: { first_byte_ms: 30_000 } }],
-        models: [{ id: "patient", kind: "chat", deployments: [{ provider: "slow", model: "m" }] }]
-      })
+  const gw = useGateway({
+    config: ({ upstream }) => ({
+      routing: { deadline_ms: 700, attempts_per_model: 3, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 1 },
+      providers: [{ id: "slow", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "k", timeouts: { first_byte_ms: 30_000 } }],
+      models: [{ id: "patient", kind: "chat", deployments: [{ provider: "slow", model: "m" }] }]
     })
-    ;({ gw, upstream } = setup)
-    key = setup.key
   })
-  afterAll(() => setup?.stop())
+  const { upstream } = gw
+  const ask = () => gw.postJson("/v1/chat/completions", { model: "patient", messages: [{ role: "user", content: "hi" }] })
 
   it("answers 504 at the deadline, closes the upstream call and counts the attempt as cancelled", async () => {
     upstream.always({ kind: "hang" })
     const closed = upstream.nextEarlyClose()
     const started = Date.now()
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "patient", messages: [{ role: "user", content: "hi" }] })
-    })
+    const res = await ask()
     const elapsed = Date.now() - started
     expect(res.status).toBe(504)
     const body = (await res.json()) as { error: { type: string; message: string } }
@@ -53,7 +40,7 @@ describe("the routing deadline over HTTP", () => {
         yield* (yield* UsageLedger).flush
         const sql = yield* SqlClient.SqlClient
         return yield* sql<{ status: number; attempts: number }>`SELECT e.status, e.attempts FROM usage_events e
-          JOIN api_keys k ON k.seq = e.key_seq WHERE k.id = ${key.keyId}`
+          JOIN api_keys k ON k.seq = e.key_seq WHERE k.id = ${gw.key.keyId}`
       })
     )
     expect(rows).toEqual([{ status: 504, attempts: 1 }])
@@ -62,11 +49,7 @@ describe("the routing deadline over HTTP", () => {
     // would have opened its circuit, and this call would be refused without reaching it.
     upstream.reset()
     upstream.reply({ kind: "json", status: 200, body: { id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } })
-    const again = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "patient", messages: [{ role: "user", content: "hi" }] })
-    })
+    const again = await ask()
     expect(again.status).toBe(200)
   })
 })

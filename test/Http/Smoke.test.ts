@@ -1,18 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
-import { startGateway, type TestGateway } from "../support/TestGateway.ts"
+import { describe, expect, it } from "@effect/vitest"
+import { useGateway } from "../support/UseGateway.ts"
 
 describe("smoke", () => {
-  let storage: TestStorage
-  let gw: TestGateway
-  beforeAll(async () => {
-    storage = await makeTestStorage()
-    gw = await startGateway({ storage })
-  })
-  afterAll(async () => {
-    await gw?.stop()
-    await storage?.cleanup()
-  })
+  const gw = useGateway({ key: false })
   it("lists models with a key", async () => {
     const key = await gw.createKey()
     const res = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key.secret}` } })

@@ -1,40 +1,25 @@
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Layer } from "effect"
 import { tracingLayer } from "../../src/Observability.ts"
-import type { FakeUpstream } from "../support/FakeUpstream.ts"
 import { openAiCompletion, openAiTextFrames } from "../support/OpenAiFixtures.ts"
-import { type GatewayOnUpstream, startGatewayOnUpstream, type TestGateway } from "../support/TestGateway.ts"
+import { useGateway } from "../support/UseGateway.ts"
 
 // The upstream client is undici's dispatcher, not Effect's HttpClient: with a tracer installed
 // it must still open a CLIENT span per provider call and pass the trace on to the provider.
 describe("traces across the upstream call", () => {
   const exporter = new InMemorySpanExporter()
-  let gw: TestGateway
-  let upstream: FakeUpstream
-  let secret: string
-  let setup: GatewayOnUpstream
-
-  beforeAll(async () => {
-    setup = await startGatewayOnUpstream({
-      observability: Layer.orDie(tracingLayer(new SimpleSpanProcessor(exporter))) as Layer.Layer<never>,
-      config: (up) => ({
-        providers: [{ id: "openai", kind: "openai", base_url: `${up.url}/v1`, api_key: "sk-upstream-secret-value" }],
-        models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }] }]
-      })
+  const gw = useGateway({
+    observability: Layer.orDie(tracingLayer(new SimpleSpanProcessor(exporter))) as Layer.Layer<never>,
+    config: ({ upstream }) => ({
+      providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-upstream-secret-value" }],
+      models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }] }]
     })
-    ;({ gw, upstream } = setup)
-    secret = setup.key.secret
   })
-  afterAll(() => setup?.stop())
-
+  const { upstream } = gw
   const post = (body: Record<string, unknown>) =>
-    fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], ...body })
-    })
+    gw.postJson("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: "hi" }], ...body })
 
   it.each([
     ["a plain call", {}, { kind: "json", status: 200, body: openAiCompletion() }],

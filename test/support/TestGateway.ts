@@ -6,8 +6,7 @@ import { Accounts } from "../../src/Services/Accounts/Accounts.ts"
 import { ApiKeys } from "../../src/Services/Accounts/ApiKeys.ts"
 import { AppConfig, type AppSettings } from "../../src/Services/Config/AppConfig.ts"
 import { decodeConfig, GatewayConfigFile } from "../../src/Services/Config/GatewayConfigLoader.ts"
-import { type FakeUpstream, startFakeUpstream } from "./FakeUpstream.ts"
-import { makeTestStorage, type TestStorage } from "./TestDatabase.ts"
+import type { TestStorage } from "./TestDatabase.ts"
 
 export interface StartOptions {
   readonly storage: TestStorage
@@ -59,7 +58,10 @@ const buildLayer = (options: StartOptions) =>
     )
   })
 
-/** The whole gateway on an ephemeral loopback port, as `npm start` builds it. */
+/**
+ * The whole gateway on an ephemeral loopback port, as `npm start` builds it. Most HTTP test files
+ * use it through `useGateway` (UseGateway.ts), which also makes the storage, upstreams and a key.
+ */
 export const startGateway = async (options: StartOptions) => {
   const layer = await Effect.runPromise(buildLayer(options))
   const runtime = ManagedRuntime.make(layer)
@@ -93,33 +95,3 @@ export const startGateway = async (options: StartOptions) => {
   }
 }
 export type TestGateway = Awaited<ReturnType<typeof startGateway>>
-
-/** What most HTTP tests start from: fresh storage, one fake upstream, a gateway in front of it and a key. */
-export const startGatewayOnUpstream = async (
-  options: Omit<StartOptions, "storage" | "config"> & { readonly config: (upstream: FakeUpstream) => unknown }
-) => {
-  const storage = await makeTestStorage()
-  const upstream = await startFakeUpstream()
-  const stopOthers = async () => {
-    await upstream.stop()
-    await storage.cleanup()
-  }
-  let gw: TestGateway
-  try {
-    gw = await startGateway({ ...options, storage, config: options.config(upstream) })
-  } catch (error) {
-    await stopOthers()
-    throw error
-  }
-  const key = await gw.createKey()
-  return {
-    upstream,
-    gw,
-    key,
-    stop: async () => {
-      await gw.stop()
-      await stopOthers()
-    }
-  }
-}
-export type GatewayOnUpstream = Awaited<ReturnType<typeof startGatewayOnUpstream>>
