@@ -40,7 +40,7 @@ describe("npm start's V8 flags", () => {
   // V8's memory reducer runs a memory-reducing collection once the process goes quiet (or 100 s
   // after the last major GC, whatever the load). Such a collection also drops what the optimizing
   // compiler had learned, and the gateway then re-warms: measured at 1.2-1.7x the CPU per request
-  // in the rounds after one (see the README's Architecture section). The control shows the reducer
+  // in the rounds after one (docs/ARCHITECTURE.md, memory reducer off). The control shows the reducer
   // collecting in this same set-up, so the last check cannot pass for want of a reducer.
   it("keep V8's memory reducer from collecting when the process goes quiet", () => {
     const started = runBurst(startFlags)
