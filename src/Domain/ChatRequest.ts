@@ -90,4 +90,11 @@ export interface ChatRequest {
   readonly metadata?: Readonly<Record<string, string>>
   readonly user?: string
   readonly extra: Readonly<JsonObject>
+  /**
+   * Set by the gateway, never decoded from a body: the first this-many messages are a prefix
+   * that other calls of the same request repeat (decisions: instructions, then the state).
+   * Providers with explicit prompt caching mark its end (Anthropic `cache_control`); OpenAI and
+   * Gemini cache repeated prefixes by themselves.
+   */
+  readonly sharedPrefix?: number
 }

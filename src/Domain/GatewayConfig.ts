@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { DecisionMethod, DecisionSettings } from "./DecisionSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -110,7 +111,9 @@ export const ModelConfig = Schema.Struct({
   image: Schema.optionalKey(ImageOptions),
   pricing: withDefault(Pricing, {}),
   /** Model ids tried, in order, when every deployment of this model failed. */
-  fallbacks: withDefault(Schema.Array(Identifier), [])
+  fallbacks: withDefault(Schema.Array(Identifier), []),
+  /** Decision models: `logprobs` or `sampled`; by default from the capabilities (see DecisionModel.ts). */
+  decision_method: Schema.optionalKey(DecisionMethod)
 })
 export type ModelConfig = typeof ModelConfig.Type
 
@@ -211,6 +214,7 @@ export const GatewayConfig = Schema.Struct({
   fetch: withDefault(FetchSettings, {}),
   auth: withDefault(AuthSettings, {}),
   usage: withDefault(UsageSettings, {}),
+  decisions: withDefault(DecisionSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), [])
 })

@@ -1,3 +1,4 @@
+import type { DecisionMethod } from "./DecisionSettings.ts"
 import type { ModelKind } from "./GatewayConfig.ts"
 
 /** One entry of `GET /v1/models`: the common convention's fields plus what clients need to choose a model. */
@@ -39,4 +40,6 @@ export interface ModelEntry {
     readonly per_request?: number
   }
   readonly dimensions?: number
+  /** Decision models: whether answers come from token probabilities or sampled labels. */
+  readonly decision_method?: DecisionMethod
 }

@@ -78,27 +78,40 @@ const resultsFirst = (turn: MessageWire): MessageWire =>
       ]
     }
 
+/** The blocks with the last one marked as the end of the cached prefix. */
+const cacheMarked = <B extends BlockWire>(blocks: Array<B>): Array<B> => {
+  const last = blocks.at(-1)
+  if (last !== undefined) blocks[blocks.length - 1] = { ...last, cache_control: { type: "ephemeral" } }
+  return blocks
+}
+
 /**
  * Chat messages -> Anthropic's `system` + strictly alternating user/assistant turns.
  * System messages are hoisted (Anthropic has no system role); tool results become `tool_result`
  * blocks of a user turn; consecutive turns of one role are merged, so tool results and a
  * following user message share one turn (results first); turns left empty are dropped.
  * @see https://platform.claude.com/docs/en/api/messages/create (messages, system)
+ * With `sharedPrefix` (messages other calls repeat), the last block of that prefix carries
+ * `cache_control`, so the API caches everything up to it.
  * @see https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls
+ * @see https://platform.claude.com/docs/en/build-with-claude/prompt-caching
  */
-export const anthropicConversation = (messages: ReadonlyArray<ChatMessage>): AnthropicConversation => {
+export const anthropicConversation = (messages: ReadonlyArray<ChatMessage>, sharedPrefix = 0): AnthropicConversation => {
   const system: Array<TextBlockWire> = []
   const turns: Array<{ role: "user" | "assistant"; content: Array<BlockWire> }> = []
   for (const [index, m] of messages.entries()) {
+    const endsPrefix = index === sharedPrefix - 1
     if (m.role === "system") {
       system.push(...textBlocks(textOf(m.content)))
+      if (endsPrefix) cacheMarked(system)
       continue
     }
     const turn = turnOf(m, index)
     if (turn.content.length === 0) continue
+    const content = endsPrefix ? cacheMarked([...turn.content]) : turn.content
     const last = turns.at(-1)
-    if (last !== undefined && last.role === turn.role) last.content.push(...turn.content)
-    else turns.push({ role: turn.role, content: [...turn.content] })
+    if (last !== undefined && last.role === turn.role) last.content.push(...content)
+    else turns.push({ role: turn.role, content: [...content] })
   }
   if (turns.length === 0) {
     throw GatewayError.invalid("'messages' needs at least one user or assistant message with content.", "messages")

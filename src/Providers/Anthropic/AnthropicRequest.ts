@@ -111,7 +111,7 @@ export const anthropicRequestBody = (input: ChatRequest, target: ChatTarget, str
   const model = target.model.id
   checkUnsupported(request, model)
   checkTemperature(request, model)
-  const conversation = anthropicConversation(request.messages)
+  const conversation = anthropicConversation(request.messages, request.sharedPrefix)
   const plan = outputPlan(request, target)
   const format = request.response_format
   return {

@@ -9,9 +9,18 @@ export { arr, isRecord, type JsonRecord, num, rec, str } from "../OpenAi/OpenAiW
 /** The API version every request names; features newer than it are opted into per field. */
 export const anthropicVersion = "2023-06-01"
 
+/**
+ * Ends a prefix the API caches: everything up to and including the marked block.
+ * @see https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+ */
+export interface CacheControlWire {
+  readonly type: "ephemeral"
+}
+
 export interface TextBlockWire {
   readonly type: "text"
   readonly text: string
+  readonly cache_control?: CacheControlWire
 }
 
 /** @see https://platform.claude.com/docs/en/build-with-claude/vision */
@@ -20,6 +29,7 @@ export interface ImageBlockWire {
   readonly source:
     | { readonly type: "base64"; readonly media_type: string; readonly data: string }
     | { readonly type: "url"; readonly url: string }
+  readonly cache_control?: CacheControlWire
 }
 
 /** @see https://platform.claude.com/docs/en/build-with-claude/pdf-support */
@@ -29,6 +39,7 @@ export interface DocumentBlockWire {
     | { readonly type: "base64"; readonly media_type: "application/pdf"; readonly data: string }
     | { readonly type: "text"; readonly media_type: "text/plain"; readonly data: string }
   readonly title?: string
+  readonly cache_control?: CacheControlWire
 }
 
 /** @see https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls */
@@ -37,6 +48,7 @@ export interface ToolUseBlockWire {
   readonly id: string
   readonly name: string
   readonly input: unknown
+  readonly cache_control?: CacheControlWire
 }
 
 export interface ToolResultBlockWire {
@@ -44,6 +56,7 @@ export interface ToolResultBlockWire {
   readonly tool_use_id: string
   /** Optional on the wire: an empty result is sent without it. */
   readonly content?: string
+  readonly cache_control?: CacheControlWire
 }
 
 export type UserBlockWire = TextBlockWire | ImageBlockWire | DocumentBlockWire | ToolResultBlockWire

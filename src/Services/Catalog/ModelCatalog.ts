@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { decisionMethodOf } from "../../Domain/DecisionModel.ts"
 import type { ModelConfig, ModelKind, ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError, unknownModel } from "../../Domain/GatewayError.ts"
 import type { ModelEntry } from "../../Domain/ModelEntry.ts"
@@ -78,7 +79,8 @@ export const toEntry = (model: ModelConfig, providers: ReadonlyMap<string, Provi
     },
     architecture: modalities(model),
     pricing: { currency: "USD", ...model.pricing },
-    ...(c.dimensions === undefined ? {} : { dimensions: c.dimensions })
+    ...(c.dimensions === undefined ? {} : { dimensions: c.dimensions }),
+    ...(model.kind === "decision" ? { decision_method: decisionMethodOf(model) } : {})
   }
 }
 

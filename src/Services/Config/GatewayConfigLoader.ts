@@ -8,8 +8,9 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { parseDocument } from "yaml"
+import { decisionModelProblem } from "../../Domain/DecisionModel.ts"
 import { GatewayConfig } from "../../Domain/GatewayConfig.ts"
-import { profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
+import { profileFor, profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
 import { AppConfig } from "./AppConfig.ts"
 
 /** A config file that cannot be used. `toString` is the single line printed at start-up. */
@@ -133,6 +134,12 @@ export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<st
     return config
   })
 
+/** Anthropic has no token probabilities; some compatible servers refuse the fields (their profile says so). */
+const returnsLogprobs = (provider: GatewayConfig["providers"][number] | undefined): boolean =>
+  provider !== undefined &&
+  provider.kind !== "anthropic" &&
+  !(provider.kind === "openai-compatible" && profileFor(provider.profile).unsupported.includes("logprobs"))
+
 const crossCheck = (config: GatewayConfig): { path: string; problem: string } | undefined => {
   const providers = new Map<string, (typeof config.providers)[number]>()
   for (const [i, provider] of config.providers.entries()) {
@@ -170,6 +177,8 @@ const crossCheck = (config: GatewayConfig): { path: string; problem: string } | 
     if (model.image !== undefined && model.image.qualities.length > 0 && model.image.resolutions.length > 0) {
       return { path: `models[${i}].image`, problem: `a model offers qualities or resolutions, never both` }
     }
+    const decision = decisionModelProblem(model, (id) => returnsLogprobs(providers.get(id)))
+    if (decision !== undefined) return { path: `models[${i}].${decision.field}`, problem: decision.problem }
   }
   for (const [i, model] of config.models.entries()) {
     for (const [j, fallback] of model.fallbacks.entries()) {
