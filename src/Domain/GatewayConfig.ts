@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { ToolsSettings } from "./ToolsSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -212,6 +213,7 @@ export const GatewayConfig = Schema.Struct({
   auth: withDefault(AuthSettings, {}),
   usage: withDefault(UsageSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
-  models: withDefault(Schema.Array(ModelConfig), [])
+  models: withDefault(Schema.Array(ModelConfig), []),
+  tools: withDefault(ToolsSettings, {})
 })
 export type GatewayConfig = typeof GatewayConfig.Type

@@ -1,0 +1,72 @@
+import { ELEMENT_NODE, type HtmlElement, type HtmlNode, TEXT_NODE, parseDocument } from "./Dom.ts"
+
+/** Elements that start on a line of their own. */
+const blocks = new Set([
+  "ADDRESS", "ARTICLE", "ASIDE", "BLOCKQUOTE", "DD", "DETAILS", "DIV", "DL", "DT", "FIELDSET", "FIGCAPTION", "FIGURE",
+  "FOOTER", "H1", "H2", "H3", "H4", "H5", "H6", "HEADER", "HR", "LI", "MAIN", "NAV", "OL", "P", "PRE", "SECTION",
+  "SUMMARY", "TABLE", "TBODY", "THEAD", "TFOOT", "TR", "UL", "CAPTION"
+])
+
+/**
+ * HTML as readable plain text: paragraphs and headings separated by blank lines, list items
+ * prefixed with "- ", table cells separated by tabs, `<pre>` kept verbatim and other
+ * whitespace collapsed the way a browser renders it.
+ */
+export const htmlToText = (html: string): string => {
+  const out: Array<string> = []
+  const trailingNewlines = () => {
+    let count = 0
+    for (let i = out.length - 1; i >= 0; i--) {
+      const piece = out[i]!
+      const stripped = piece.replace(/\n+$/, "")
+      count += piece.length - stripped.length
+      if (stripped !== "") break
+    }
+    return count
+  }
+  const atLineStart = () => {
+    const last = out[out.length - 1]
+    return last === undefined || last.endsWith("\n") || last.endsWith("- ") || last.endsWith("\t")
+  }
+  /** Ends the current line and, for `lines` 2, leaves one blank line; never more. */
+  const breakLines = (lines: number) => {
+    if (out.length === 0) return
+    const missing = lines - trailingNewlines()
+    if (missing > 0) out.push("\n".repeat(missing))
+  }
+  const walk = (node: HtmlNode, pre: boolean) => {
+    if (node.nodeType === TEXT_NODE) {
+      const text = node.textContent ?? ""
+      if (pre) return void out.push(text)
+      const collapsed = text.replace(/\s+/g, " ")
+      const piece = atLineStart() ? collapsed.trimStart() : collapsed
+      if (piece !== "") out.push(piece)
+      return
+    }
+    if (node.nodeType !== ELEMENT_NODE) return
+    const name = node.nodeName.toUpperCase()
+    if (name === "BR") return void out.push("\n")
+    if (name === "IMG") {
+      const alt = (node as HtmlElement).getAttribute("alt")?.trim()
+      if (alt) out.push(alt)
+      return
+    }
+    const block = blocks.has(name)
+    const paragraph = block && name !== "LI" && name !== "TR" && name !== "DT" && name !== "DD"
+    if (block) breakLines(paragraph ? 2 : 1)
+    if (name === "LI") out.push("- ")
+    if ((name === "TD" || name === "TH") && !atLineStart()) out.push("\t")
+    const children = node.childNodes
+    for (let i = 0; i < children.length; i++) walk(children[i]!, pre || name === "PRE")
+    if (block) breakLines(paragraph ? 2 : 1)
+  }
+  const body = parseDocument(html).body
+  if (body !== null) walk(body, false)
+  return out
+    .join("")
+    .split("\n")
+    .map((line) => line.replace(/[ \t]+$/, ""))
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim()
+}
