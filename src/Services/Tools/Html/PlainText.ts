@@ -9,11 +9,13 @@ const blocks = new Set([
 
 /**
  * HTML as readable plain text: paragraphs and headings separated by blank lines, list items
- * prefixed with "- ", table cells separated by tabs, `<pre>` kept verbatim and other
+ * prefixed with "- " (numbered in ordered lists), table cells separated by tabs, `<pre>` kept verbatim and other
  * whitespace collapsed the way a browser renders it.
  */
 export const htmlToText = (html: string): string => {
   const out: Array<string> = []
+  /** One entry per open list: the last number given in an `<ol>`, undefined in a `<ul>`. */
+  const counters: Array<number | undefined> = []
   const trailingNewlines = () => {
     let count = 0
     for (let i = out.length - 1; i >= 0; i--) {
@@ -26,7 +28,7 @@ export const htmlToText = (html: string): string => {
   }
   const atLineStart = () => {
     const last = out[out.length - 1]
-    return last === undefined || last.endsWith("\n") || last.endsWith("- ") || last.endsWith("\t")
+    return last === undefined || last.endsWith("\n") || /(^|\n)(- |\d+\. )$/.test(last) || last.endsWith("\t")
   }
   /** Ends the current line and, for `lines` 2, leaves one blank line; never more. */
   const breakLines = (lines: number) => {
@@ -54,10 +56,24 @@ export const htmlToText = (html: string): string => {
     const block = blocks.has(name)
     const paragraph = block && name !== "LI" && name !== "TR" && name !== "DT" && name !== "DD"
     if (block) breakLines(paragraph ? 2 : 1)
-    if (name === "LI") out.push("- ")
+    if (name === "OL") {
+      const start = Number((node as HtmlElement).getAttribute("start") ?? "1")
+      counters.push(Number.isInteger(start) ? start - 1 : 0)
+    }
+    if (name === "UL") counters.push(undefined)
+    if (name === "LI") {
+      const depth = counters.length - 1
+      const counter = counters[depth]
+      if (counter === undefined) out.push("- ")
+      else {
+        counters[depth] = counter + 1
+        out.push(`${counter + 1}. `)
+      }
+    }
     if ((name === "TD" || name === "TH") && !atLineStart()) out.push("\t")
     const children = node.childNodes
     for (let i = 0; i < children.length; i++) walk(children[i]!, pre || name === "PRE")
+    if (name === "OL" || name === "UL") counters.pop()
     if (block) breakLines(paragraph ? 2 : 1)
   }
   const body = parseDocument(html).body
