@@ -1,6 +1,6 @@
 import { hit, hitsOf, record, type SearchBackend } from "./SearchBackend.ts"
 
-const regionNames = new Intl.DisplayNames(["en"], { type: "region" })
+const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" })
 
 /** Tavily names countries in lower-case English ("united states"), not by code. */
 export const tavilyCountry = (code: string): string | undefined => {
