@@ -88,6 +88,7 @@ describe("search back-ends speak their own APIs", () => {
       })
       expect(tavilyCountry("us")).toBe("united states")
       expect(tavilyCountry("zz")).toBeUndefined()
+      expect(tavilyCountry("xy")).toBeUndefined()
     }))
 
   it.live("Exa: POST /search with x-api-key, highlights as the snippet, recency as startPublishedDate", () =>

@@ -6,7 +6,8 @@ const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "n
 export const tavilyCountry = (code: string): string | undefined => {
   try {
     const name = regionNames.of(code.toUpperCase())
-    return name === undefined || name === code.toUpperCase() ? undefined : name.toLowerCase()
+    // `ZZ` is CLDR's own "Unknown Region".
+    return name === undefined || name === code.toUpperCase() || name === "Unknown Region" ? undefined : name.toLowerCase()
   } catch {
     return undefined
   }
