@@ -38,6 +38,7 @@ export const siteScope = (start: URL, includeSubdomains: boolean): SiteScope => 
 export const normaliseUrl = (raw: string, base?: URL): URL | undefined => {
   const url = httpUrl(raw, base)
   if (url === undefined) return undefined
-  if (url.search === "?") url.search = ""
+  // `?` with nothing after it reads as an empty search but stays in the href.
+  if (url.search === "" && url.href.endsWith("?")) url.search = ""
   return url
 }

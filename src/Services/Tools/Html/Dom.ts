@@ -24,6 +24,7 @@ export interface HtmlElement extends HtmlNode {
   removeAttribute(name: string): void
   querySelector(selectors: string): HtmlElement | null
   querySelectorAll(selectors: string): ArrayLike<HtmlElement>
+  closest(selectors: string): HtmlElement | null
   remove(): void
 }
 

@@ -43,6 +43,13 @@ const removeAll = (root: HtmlElement | HtmlDocument, selectors: string) => {
   for (const element of elements(root.querySelectorAll(selectors))) element.remove()
 }
 
+/** Page furniture outside the article: a `<header>` inside an `<article>` holds its title and stays. */
+const removeFurniture = (root: HtmlElement) => {
+  for (const element of elements(root.querySelectorAll(furniture))) {
+    if (element.parentNode !== null && element.parentNode.nodeName !== "#document-fragment" && element.closest("article, main") === null) element.remove()
+  }
+}
+
 const textLength = (node: HtmlElement) => (node.textContent ?? "").replace(/\s+/g, " ").length
 
 /**
@@ -99,7 +106,10 @@ export const mainContent = (document: HtmlDocument, mainOnly: boolean): MainCont
     try {
       // Readability changes the document it reads: give it a copy, keep the original for the fallback.
       const copy = document.cloneNode(true) as HtmlDocument
-      if (copy.body !== null) removeBoilerplate(copy.body)
+      if (copy.body !== null) {
+        removeFurniture(copy.body)
+        removeBoilerplate(copy.body)
+      }
       article = new Readability(copy as never, { maxElemsToParse: maxElements, classesToPreserve: preserved, keepClasses: false }).parse()
     } catch {
       article = null
@@ -114,7 +124,7 @@ export const mainContent = (document: HtmlDocument, mainOnly: boolean): MainCont
     }
     const body = document.body
     if (body === null) return { html: "", articleTitle: undefined, publishedAt: undefined }
-    removeAll(body, furniture)
+    removeFurniture(body)
     removeBoilerplate(body)
     const main = body.querySelector("main, [role=main], article")
     return { html: (main ?? body).innerHTML, articleTitle: undefined, publishedAt: undefined }

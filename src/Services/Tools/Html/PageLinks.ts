@@ -45,7 +45,10 @@ export const absolutizeUrls = (document: HtmlDocument, base: URL): void => {
       const value = element.getAttribute(attribute) ?? ""
       if (value.startsWith("#")) continue
       try {
-        element.setAttribute(attribute, new URL(value.trim(), base).href)
+        const url = new URL(value.trim(), base)
+        // Script and inline-data URLs are never worth a link in extracted content.
+        if (url.protocol === "javascript:" || url.protocol === "vbscript:" || url.protocol === "data:") element.removeAttribute(attribute)
+        else element.setAttribute(attribute, url.href)
       } catch {
         element.removeAttribute(attribute)
       }
