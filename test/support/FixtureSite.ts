@@ -91,6 +91,8 @@ const urlset = (urls: ReadonlyArray<string>) =>
 
 export interface FixtureSite {
   readonly server: LoopbackServer
+  /** The User-Agent of every request, in order. */
+  readonly userAgents: Array<string>
   readonly origin: string
   readonly url: (path: string) => string
   readonly close: () => Promise<void>
@@ -98,6 +100,7 @@ export interface FixtureSite {
 
 export const startFixtureSite = async (): Promise<FixtureSite> => {
   let origin = ""
+  const userAgents: Array<string> = []
   const html = (res: import("node:http").ServerResponse, status: number, body: string) => {
     res.writeHead(status, { "content-type": "text/html; charset=utf-8", "content-language": "en" })
     res.end(body)
@@ -105,6 +108,7 @@ export const startFixtureSite = async (): Promise<FixtureSite> => {
   const server = await startLoopbackServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://site")
     const path = url.pathname
+    userAgents.push(req.headers["user-agent"] ?? "")
     if (path === "/robots.txt") {
       res.writeHead(200, { "content-type": "text/plain" })
       return res.end(`User-agent: *\nDisallow: /private/\n\nUser-agent: model-gateway-tools\nDisallow: /private/\nDisallow: /members/\n\nSitemap: ${origin}/sitemap_index.xml\n`)
@@ -150,5 +154,5 @@ export const startFixtureSite = async (): Promise<FixtureSite> => {
     return html(res, 404, "<html><head><title>Not found</title></head><body><h1>Page not found</h1><p>Nothing lives here.</p></body></html>")
   })
   origin = server.origin
-  return { server, origin, url: (path) => `${origin}${path}`, close: () => server.close() }
+  return { server, userAgents, origin, url: (path) => `${origin}${path}`, close: () => server.close() }
 }

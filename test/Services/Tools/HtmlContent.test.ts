@@ -33,6 +33,13 @@ describe("scraping HTML", () => {
     expect(page).toMatchObject({ title: "From Open Graph", language: "fr-CA", publishedAt: "2023-11-05T00:00:00.000Z", description: null })
   })
 
+  it("takes the language from <meta http-equiv>, and gives a bare fragment no title", () => {
+    const meta = scrapeHtml(`<html><head><meta http-equiv="Content-Language" content="nl"></head><body><p>Hallo</p></body></html>`, "https://example.com/", options)
+    expect(meta.language).toBe("nl")
+    const bare = scrapeHtml("<p>no markup around me</p>", "https://example.com/", { ...options, format: "text" })
+    expect(bare).toMatchObject({ title: null, description: null, language: null, content: "no markup around me" })
+  })
+
   it("without an article, keeps the page minus its furniture", () => {
     const page = scrapeHtml(
       `<html><body><nav><a href="/">Home</a></nav><div class="cookie-notice">Accept cookies</div><main><h2>Opening hours</h2><p>Monday to Friday.</p></main>

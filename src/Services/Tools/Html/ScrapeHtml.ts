@@ -42,7 +42,7 @@ export const scrapeHtml = (
   const content =
     options.format === "html" ? extracted.html.trim() : options.format === "text" ? htmlToText(extracted.html) : htmlToMarkdown(extracted.html)
   return {
-    title: metadata.title ?? extracted.articleTitle ?? null,
+    title: metadata.title ?? (extracted.articleTitle?.trim() || null),
     description: metadata.description,
     language: metadata.language,
     publishedAt: metadata.publishedAt ?? isoDate(extracted.publishedAt),
