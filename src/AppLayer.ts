@@ -19,6 +19,7 @@ import { ProviderRegistry } from "./Services/Routing/ProviderRegistry.ts"
 import { ProviderRouter } from "./Services/Routing/ProviderRouter.ts"
 import { UrlFetcher } from "./Services/Fetch/UrlFetcher.ts"
 import { UsageLedger } from "./Services/Usage/UsageLedger.ts"
+import { WebTools } from "./Services/Tools/WebTools.ts"
 
 /**
  * The whole service graph. This is the only module that knows every layer; `main.ts` adds
@@ -39,7 +40,7 @@ const DocumentsLive = DocumentResolver.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(FileStore.layer, Extractor.layer, UrlFetcher.layer))
 )
 
-export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer, Decisions.layer).pipe(
+export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer, Decisions.layer, WebTools.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(RoutingLive, DocumentsLive)),
   Layer.provideMerge(CoreLive)
 )

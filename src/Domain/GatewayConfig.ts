@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DecisionMethod, DecisionSettings } from "./DecisionSettings.ts"
+import { ToolsSettings } from "./ToolsSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -216,6 +217,7 @@ export const GatewayConfig = Schema.Struct({
   usage: withDefault(UsageSettings, {}),
   decisions: withDefault(DecisionSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
-  models: withDefault(Schema.Array(ModelConfig), [])
+  models: withDefault(Schema.Array(ModelConfig), []),
+  tools: withDefault(ToolsSettings, {})
 })
 export type GatewayConfig = typeof GatewayConfig.Type

@@ -11,13 +11,14 @@ import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
 import type { Method, Route, RouteSignature } from "./Route.ts"
+import { toolsRoutes } from "./ToolsRoutes.ts"
 
 type ServicesOf<G> = G extends ReadonlyArray<Route<infer R>> ? R : never
 const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...groups: G) =>
   groups.flat() as ReadonlyArray<Route<ServicesOf<G[number]>>>
 
 /** Every public route. Adding an endpoint means adding its routes here. */
-export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes, decisionsRoutes)
+export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes, decisionsRoutes, toolsRoutes)
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]

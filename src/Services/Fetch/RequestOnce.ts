@@ -18,6 +18,9 @@ export interface OnceRequest {
   /** Already checked against the address policy; the socket may connect to these and nothing else. */
   readonly addresses: ReadonlyArray<PinnedAddress>
   readonly accept: string
+  readonly userAgent: string
+  /** 4xx and 5xx answers are read and returned like 2xx ones instead of failing the fetch. */
+  readonly acceptErrorStatus: boolean
   readonly maxBytes: number
   readonly hop: Hop
   /** Extra trusted certificate authorities (self-signed test servers). */
@@ -28,6 +31,8 @@ export type OnceResponse =
   | { readonly _tag: "Redirect"; readonly status: number; readonly location: string | undefined }
   | {
       readonly _tag: "Body"
+      readonly status: number
+      readonly headers: Readonly<Record<string, string>>
       readonly contentType: string | null
       readonly contentDisposition: string | undefined
       readonly bytes: Uint8Array
@@ -93,6 +98,15 @@ const decoderFor = (encoding: string): Transform | "identity" | undefined => {
   }
 }
 
+/** Response headers with repeated ones joined, as `fetch`'s Headers would give them. */
+const flatHeaders = (headers: http.IncomingHttpHeaders): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return out
+}
+
 /** One GET without following redirects. The body is streamed and abandoned past `maxBytes`. */
 export const requestOnce = (input: OnceRequest): Effect.Effect<OnceResponse, GatewayError> =>
   Effect.callback<OnceResponse, GatewayError>((resume) => {
@@ -123,7 +137,7 @@ export const requestOnce = (input: OnceRequest): Effect.Effect<OnceResponse, Gat
         // Compressed bodies are decoded below if a server sends them anyway, but asking for none
         // keeps Content-Length meaningful for the size check.
         "accept-encoding": "identity",
-        "user-agent": "model-gateway-fetcher/1"
+        "user-agent": input.userAgent
       },
       // A fresh agent per request: no pooled socket, connected for another lookup, is reused.
       agent: false,
@@ -139,7 +153,8 @@ export const requestOnce = (input: OnceRequest): Effect.Effect<OnceResponse, Gat
       if (redirectStatuses.has(status)) {
         return finish(Effect.succeed({ _tag: "Redirect", status, location: response.headers.location }))
       }
-      if (status < 200 || status > 299) return fail(FetchFailure.status(input.hop, status))
+      const usable = (status >= 200 && status <= 299) || (input.acceptErrorStatus && status >= 400 && status <= 599)
+      if (!usable) return fail(FetchFailure.status(input.hop, status))
       const declared = Number(response.headers["content-length"] ?? Number.NaN)
       if (declared > input.maxBytes) return fail(FetchFailure.tooLarge(input.hop, input.maxBytes))
       const encoding = (response.headers["content-encoding"] ?? "").trim().toLowerCase()
@@ -170,6 +185,8 @@ export const requestOnce = (input: OnceRequest): Effect.Effect<OnceResponse, Gat
         finish(
           Effect.succeed({
             _tag: "Body",
+            status,
+            headers: flatHeaders(response.headers),
             contentType: response.headers["content-type"]?.trim() || null,
             contentDisposition: response.headers["content-disposition"],
             bytes

@@ -25,9 +25,21 @@ export interface FetchOptions {
   readonly timeoutMs?: number
   /** The Accept header; `*\/*` when omitted. */
   readonly accept?: string
+  /** The User-Agent header; `model-gateway-fetcher/1` when omitted. */
+  readonly userAgent?: string
+  /**
+   * A 4xx or 5xx answer is returned (body read within the same limits) instead of failing:
+   * for callers that report the target's status, such as the scrape tool. Documents leave it
+   * off, so a missing document is still a 400.
+   */
+  readonly acceptErrorStatus?: boolean
 }
 
 export interface FetchedUrl {
+  /** The final answer's status: 2xx, or 4xx/5xx with `acceptErrorStatus`. */
+  readonly status: number
+  /** The final answer's headers, lower-case names, repeated ones joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>
   readonly bytes: Uint8Array
   /** The Content-Type header as sent (parameters included), or null. */
   readonly contentType: string | null
@@ -56,6 +68,8 @@ export interface UrlFetcherInternals {
   readonly ca?: string
 }
 
+const defaultUserAgent = "model-gateway-fetcher/1"
+
 const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true })
 
 export class UrlFetcher extends Context.Service<
@@ -67,6 +81,11 @@ export class UrlFetcher extends Context.Service<
      * the checked addresses. Every failure is a 400 naming `options.param`.
      */
     readonly fetch: (url: string, options: FetchOptions) => Effect.Effect<FetchedUrl, GatewayError>
+    /**
+     * Checks a URL the gateway will hand on without fetching it (URLs found in a sitemap): its
+     * form, and every address its host resolves to, against the same policy. Fails like `fetch`.
+     */
+    readonly admit: (url: string, param: string) => Effect.Effect<URL, GatewayError>
   }
 >()("gateway/UrlFetcher") {
   static readonly make = (settings: FetchSettings, internals: UrlFetcherInternals = {}): UrlFetcher["Service"] => {
@@ -106,13 +125,17 @@ export class UrlFetcher extends Context.Service<
     const follow = (url: string, options: FetchOptions, maxBytes: number) =>
       Effect.gen(function* () {
         const accept = options.accept ?? "*/*"
+        const userAgent = options.userAgent ?? defaultUserAgent
+        const acceptErrorStatus = options.acceptErrorStatus === true
         let hop: Hop = { param: options.param, redirects: 0 }
         let target = yield* parseTarget(url, hop)
         while (true) {
           const addresses = yield* addressesOf(target, hop)
-          const answer = yield* requestOnce({ target, addresses, accept, maxBytes, hop, ca: internals.ca })
+          const answer = yield* requestOnce({ target, addresses, accept, userAgent, acceptErrorStatus, maxBytes, hop, ca: internals.ca })
           if (answer._tag === "Body") {
             return {
+              status: answer.status,
+              headers: answer.headers,
               bytes: answer.bytes,
               contentType: answer.contentType,
               finalUrl: target.url.href,
@@ -139,7 +162,14 @@ export class UrlFetcher extends Context.Service<
       )
     })
 
-    return UrlFetcher.of({ fetch })
+    const admit = Effect.fn("UrlFetcher.admit")(function* (url: string, param: string) {
+      const hop: Hop = { param, redirects: 0 }
+      const target = yield* parseTarget(url, hop)
+      yield* addressesOf(target, hop)
+      return target.url
+    })
+
+    return UrlFetcher.of({ fetch, admit })
   }
 
   /** Reads `fetch` from gateway.yaml. */

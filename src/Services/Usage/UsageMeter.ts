@@ -22,6 +22,8 @@ export class RequestMeter {
   served: Served | undefined
   usage: Usage | undefined
   units = 0
+  /** A price set by the endpoint itself (a tool call's per-call price), instead of the catalogue's. */
+  fixedCostNanoUsd: number | undefined
   /** The status the client saw; a stream that started is 200 even if it later failed. */
   status = 200
   streamed = false
@@ -91,7 +93,7 @@ export const openMeter = (input: {
         latencyMs: now - startedAt,
         ttftMs: meter.firstTokenAt === undefined ? null : meter.firstTokenAt - startedAt,
         attempts: meter.log.attempts,
-        costNanoUsd: pricing === undefined ? 0 : costNanoUsd(pricing, usage, meter.units),
+        costNanoUsd: meter.fixedCostNanoUsd ?? (pricing === undefined ? 0 : costNanoUsd(pricing, usage, meter.units)),
         usageEstimated: estimated
       })
     })

@@ -1,0 +1,50 @@
+import { parseHTML } from "linkedom"
+
+/**
+ * The part of the DOM the web tools use, typed here because the project compiles without the
+ * DOM library (it is a Node service). linkedom implements it: a DOM built from the markup alone,
+ * which never runs scripts, loads resources or applies styles.
+ */
+export interface HtmlNode {
+  readonly nodeType: number
+  readonly nodeName: string
+  readonly textContent: string | null
+  readonly childNodes: ArrayLike<HtmlNode>
+  readonly parentNode: HtmlNode | null
+  cloneNode(deep: boolean): HtmlNode
+}
+
+export interface HtmlElement extends HtmlNode {
+  readonly tagName: string
+  readonly children: ArrayLike<HtmlElement>
+  innerHTML: string
+  readonly outerHTML: string
+  getAttribute(name: string): string | null
+  setAttribute(name: string, value: string): void
+  removeAttribute(name: string): void
+  querySelector(selectors: string): HtmlElement | null
+  querySelectorAll(selectors: string): ArrayLike<HtmlElement>
+  closest(selectors: string): HtmlElement | null
+  remove(): void
+}
+
+export interface HtmlDocument extends HtmlNode {
+  readonly documentElement: HtmlElement
+  readonly head: HtmlElement | null
+  readonly body: HtmlElement | null
+  readonly title: string
+  querySelector(selectors: string): HtmlElement | null
+  querySelectorAll(selectors: string): ArrayLike<HtmlElement>
+  createElement(tagName: string): HtmlElement
+}
+
+export const ELEMENT_NODE = 1
+export const TEXT_NODE = 3
+
+/** Parses markup into a document (never executed). Markup without `<html>` is wrapped so `body` exists. */
+export const parseDocument = (html: string): HtmlDocument => {
+  const wrapped = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`
+  return parseHTML(wrapped).document as unknown as HtmlDocument
+}
+
+export const elements = (list: ArrayLike<HtmlElement>): ReadonlyArray<HtmlElement> => Array.from(list)
