@@ -1,3 +1,5 @@
+import { normaliseUsage } from "./UsageNormaliser.ts"
+
 /** Token usage normalised across providers (spec 6.5). */
 export interface Usage {
   /** Every billed input token: uncached, cache reads and cache writes. */
@@ -17,24 +19,30 @@ export interface UsageWire {
   readonly prompt_tokens: number
   readonly completion_tokens: number
   readonly total_tokens: number
-  readonly prompt_tokens_details?: {
-    readonly cached_tokens?: number
-    readonly cache_write_tokens?: number
+  readonly prompt_tokens_details: {
+    readonly cached_tokens: number
+    readonly cache_write_tokens: number
     readonly audio_tokens?: number
   }
   readonly completion_tokens_details?: { readonly reasoning_tokens?: number }
 }
 
-export const usageToWire = (usage: Usage): UsageWire => {
-  const prompt: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number } = {}
-  if (usage.cachedTokens !== undefined) prompt.cached_tokens = usage.cachedTokens
-  if (usage.cacheWriteTokens !== undefined) prompt.cache_write_tokens = usage.cacheWriteTokens
-  if (usage.audioPromptTokens !== undefined) prompt.audio_tokens = usage.audioPromptTokens
+/**
+ * The wire usage of every provider in one shape: whole, bounded counts (see UsageNormaliser.ts)
+ * and `prompt_tokens_details` always present with `cached_tokens` and `cache_write_tokens` (0 where
+ * the provider reports none), so clients read the same fields whichever provider served.
+ */
+export const usageToWire = (reported: Usage): UsageWire => {
+  const { usage } = normaliseUsage(reported)
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    ...(Object.keys(prompt).length > 0 ? { prompt_tokens_details: prompt } : {}),
+    prompt_tokens_details: {
+      cached_tokens: usage.cachedTokens ?? 0,
+      cache_write_tokens: usage.cacheWriteTokens ?? 0,
+      ...(usage.audioPromptTokens === undefined ? {} : { audio_tokens: usage.audioPromptTokens })
+    },
     ...(usage.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } } : {})
   }
 }
