@@ -1,4 +1,4 @@
-import { normaliseUsage } from "./UsageNormaliser.ts"
+import { FigureChanges, type RawFigures, usageBounds } from "./UsageBounds.ts"
 
 /** Token usage normalised across providers (spec 6.5). */
 export interface Usage {
@@ -13,6 +13,43 @@ export interface Usage {
 }
 
 export const emptyUsage: Usage = { promptTokens: 0, completionTokens: 0 }
+
+const optionalCount = (changes: FigureChanges, field: string, value: number | undefined, max: number) =>
+  value === undefined ? undefined : changes.count(field, value, max)
+
+const isBounded = (n: number | undefined): boolean =>
+  n === undefined || (Number.isInteger(n) && n >= 0 && n <= usageBounds.maxTokens)
+
+const normaliseUsageInto = (changes: FigureChanges, usage: Usage): Usage => {
+  const max = usageBounds.maxTokens
+  const cached = optionalCount(changes, "cached_tokens", usage.cachedTokens, max)
+  const written = optionalCount(changes, "cache_write_tokens", usage.cacheWriteTokens, max)
+  const reasoning = optionalCount(changes, "reasoning_tokens", usage.reasoningTokens, max)
+  const audio = optionalCount(changes, "audio_prompt_tokens", usage.audioPromptTokens, max)
+  return {
+    promptTokens: changes.count("prompt_tokens", usage.promptTokens, max),
+    completionTokens: changes.count("completion_tokens", usage.completionTokens, max),
+    ...(cached === undefined ? {} : { cachedTokens: cached }),
+    ...(written === undefined ? {} : { cacheWriteTokens: written }),
+    ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
+    ...(audio === undefined ? {} : { audioPromptTokens: audio })
+  }
+}
+
+/**
+ * Provider usage as whole, non-negative, bounded token counts, with the figures that changed as
+ * received. Applied before pricing (so cost is computed from what is stored) and before the wire.
+ */
+export const normaliseUsage = (usage: Usage): { readonly usage: Usage; readonly raw: RawFigures | undefined } => {
+  // The usual case, on every response: nothing to change, nothing to allocate.
+  if (
+    isBounded(usage.promptTokens) && isBounded(usage.completionTokens) && isBounded(usage.cachedTokens) &&
+    isBounded(usage.cacheWriteTokens) && isBounded(usage.reasoningTokens) && isBounded(usage.audioPromptTokens)
+  ) return { usage, raw: undefined }
+  const changes = new FigureChanges()
+  const normal = normaliseUsageInto(changes, usage)
+  return { usage: changes.changed ? normal : usage, raw: changes.changed ? changes.raw : undefined }
+}
 
 /** The wire `usage` object of responses and usage chunks. */
 export interface UsageWire {

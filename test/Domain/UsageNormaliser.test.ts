@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { usageToWire } from "../../src/Domain/Usage.ts"
+import { normaliseUsage, usageToWire } from "../../src/Domain/Usage.ts"
 import type { UsageEvent } from "../../src/Domain/UsageEvent.ts"
-import { cleanText, normaliseUsage, normaliseUsageEvent, usageBounds } from "../../src/Domain/UsageNormaliser.ts"
+import { cleanText, usageBounds } from "../../src/Domain/UsageBounds.ts"
+import { normaliseUsageEvent } from "../../src/Domain/UsageNormaliser.ts"
 import { usageEvent } from "../support/UsageEvents.ts"
 
 // Figures an upstream or a client could put in front of the ledger, including the hostile ones.

@@ -2,7 +2,7 @@ import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
-import { cleanText } from "../../Domain/UsageNormaliser.ts"
+import { cleanText } from "../../Domain/UsageBounds.ts"
 import { usageEndpoints, type UsageEvent } from "../../Domain/UsageEvent.ts"
 import { ensureMonthlyPartitions } from "./UsagePartitions.ts"
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { UsageEvent } from "../../../src/Domain/UsageEvent.ts"
-import { usageBounds } from "../../../src/Domain/UsageNormaliser.ts"
+import { usageBounds } from "../../../src/Domain/UsageBounds.ts"
 import { UsageLedger } from "../../../src/Services/Usage/UsageLedger.ts"
 import { type LedgerHarness, startLedgerHarness } from "../../support/LedgerHarness.ts"
 import { usageEvent } from "../../support/UsageEvents.ts"
