@@ -26,22 +26,51 @@ export type RawFigure = number | string | { readonly chars: number; readonly con
 export type RawFigures = Readonly<Record<string, RawFigure>>
 
 // C0 and C1 controls and DEL: NUL is refused by Postgres text, the others corrupt logs and reports.
-const controls = /[\u0000-\u001f\u007f-\u009f]/g
+const isControl = (c: number) => c <= 0x1f || (c >= 0x7f && c <= 0x9f)
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff
 
-// Half of a surrogate pair on its own: not valid UTF-8, so Postgres refuses it in JSON and text.
-const loneSurrogates = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
-
-/** `text` without control characters or lone surrogates, at most `max` UTF-16 units long. */
-export const cleanText = (text: string, max: number): string => {
-  let out = text.replace(controls, "")
-  if (out.length > max) {
-    out = out.slice(0, max)
-    // Do not leave half of a surrogate pair at the cut.
-    const last = out.charCodeAt(out.length - 1)
-    if (last >= 0xd800 && last <= 0xdbff) out = out.slice(0, -1)
-  }
-  return out.replace(loneSurrogates, "\ufffd")
+/** How many control characters `text` holds. */
+export const countControls = (text: string): number => {
+  let n = 0
+  for (let i = 0; i < text.length; i++) if (isControl(text.charCodeAt(i))) n++
+  return n
 }
+
+/**
+ * `text` without control characters, with lone surrogates (half a pair: not valid UTF-8, so Postgres
+ * refuses it in JSON and text) replaced by U+FFFD, cut to at most `max` UTF-16 units without
+ * splitting a pair. One pass that stops once `max` units are kept, so a hostile megabyte costs
+ * no more than its scan.
+ */
+export const cleanText = (text: string, max: number): string => {
+  let out = ""
+  let changed = false
+  for (let i = 0; i < text.length && out.length < max; i++) {
+    const c = text.charCodeAt(i)
+    if (isControl(c)) {
+      changed = true
+    } else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      if (out.length + 2 > max) break
+      out += text.slice(i, i + 2)
+      i++
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      out += "\ufffd"
+      changed = true
+    } else {
+      out += text[i]
+    }
+  }
+  return changed || out.length < text.length ? out : text
+}
+
+// Anything `cleanText` might change: controls and every surrogate (a valid pair only costs the slow path).
+const unsafeText = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/
+
+/** True when `cleanText(text, max)` would return `text` unchanged (checked without allocating). */
+export const isCleanText = (text: string, max: number): boolean => text.length <= max && !unsafeText.test(text)
+
+/** True when `boundedCount(value, max)` would return `value` unchanged. */
+export const isBoundedCount = (value: number, max: number): boolean => Number.isInteger(value) && value >= 0 && value <= max
 
 /** A whole count in [0, max]: fractions rounded (`ceil` for units billed per started unit). */
 export const boundedCount = (value: number, max: number, round: (n: number) => number = Math.round): number => {
@@ -61,7 +90,7 @@ export class FigureChanges {
   }
   name(field: string, value: string, max: number): string {
     const cleaned = cleanText(value, max)
-    if (cleaned !== value) this.raw[field] = { chars: value.length, control_chars: value.match(controls)?.length ?? 0 }
+    if (cleaned !== value) this.raw[field] = { chars: value.length, control_chars: countControls(value) }
     return cleaned
   }
   get changed(): boolean {

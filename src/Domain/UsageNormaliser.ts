@@ -1,4 +1,4 @@
-import { cleanText, FigureChanges, rawOf, usageBounds } from "./UsageBounds.ts"
+import { cleanText, FigureChanges, isBoundedCount, isCleanText, rawOf, usageBounds } from "./UsageBounds.ts"
 import type { UsageAttempt, UsageEvent } from "./UsageEvent.ts"
 
 /**
@@ -24,12 +24,31 @@ const occurredAt = (changes: FigureChanges, value: number): number => {
   return Date.now()
 }
 
+const cleanOrNull = (text: string | null | undefined) => text == null || isCleanText(text, usageBounds.maxNameLength)
+
+/** The usual event, on every request: already inside every bound, so it is kept as it is. */
+const isNormal = (e: UsageEvent): boolean => {
+  const { maxTokens, maxMs } = usageBounds
+  return Number.isInteger(e.occurredAt) && e.occurredAt >= 0 && e.occurredAt < 253_402_300_800_000 &&
+    isCleanText(e.requestId, usageBounds.maxRequestIdLength) && isBoundedCount(e.projectSeq, 2_147_483_647) &&
+    isBoundedCount(e.keySeq, 2_147_483_647) && cleanOrNull(e.requestedModel) && cleanOrNull(e.usedModel) &&
+    cleanOrNull(e.provider) && isBoundedCount(e.status, 999) && isBoundedCount(e.promptTokens, maxTokens) &&
+    isBoundedCount(e.completionTokens, maxTokens) && isBoundedCount(e.cachedTokens, maxTokens) &&
+    isBoundedCount(e.cacheWriteTokens, maxTokens) && isBoundedCount(e.units, usageBounds.maxUnits) &&
+    isBoundedCount(e.latencyMs, maxMs) && (e.ttftMs === null || isBoundedCount(e.ttftMs, maxMs)) &&
+    isBoundedCount(e.costNanoUsd, usageBounds.maxCostNanoUsd) && e.attempts.length <= usageBounds.maxAttemptsKept &&
+    e.attempts.every((a) =>
+      cleanOrNull(a.provider) && cleanOrNull(a.model) && isBoundedCount(a.ms, maxMs) && (a.status === undefined || isBoundedCount(a.status, 999))) &&
+    (e.error === undefined || (cleanOrNull(e.error.type) && cleanOrNull(e.error.code) && cleanOrNull(e.error.kind)))
+}
+
 /**
  * The event as the ledger stores it: names cleaned and bounded, every figure a whole number
  * inside its column, and `raw` holding what was received wherever something changed (merged
  * with `raw` figures the meter already recorded). An event already normal is returned as is.
  */
 export const normaliseUsageEvent = (event: UsageEvent): UsageEvent => {
+  if (isNormal(event)) return event
   const changes = new FigureChanges()
   const { maxTokens, maxMs, maxNameLength } = usageBounds
   const attempts = event.attempts.slice(0, usageBounds.maxAttemptsKept).map((a, i) => normaliseAttempt(changes, a, i))

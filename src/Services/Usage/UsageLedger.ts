@@ -70,13 +70,15 @@ export class UsageLedger extends Context.Service<
 
       const queued = () => buffer.length + inFlight.reduce((n, group) => n + group.length, 0)
 
+      // Sheds at least 1% of the queue at a time, so a full queue is not copied on every record.
       const keep = (events: ReadonlyArray<UsageEvent>) => {
         buffer = events.length === 0 ? buffer : events.concat(buffer)
         const over = buffer.length - settings.max_buffered
         if (over > 0) {
-          buffer = buffer.slice(over)
-          counters.dropped += over
-          shedSinceLog += over
+          const shed = Math.min(buffer.length, Math.max(over, Math.ceil(settings.max_buffered / 100)))
+          buffer = buffer.slice(shed)
+          counters.dropped += shed
+          shedSinceLog += shed
         }
       }
 
