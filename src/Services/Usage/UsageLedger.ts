@@ -214,7 +214,9 @@ export class UsageLedger extends Context.Service<
         flush,
         pending: Effect.sync(queued),
         stats: Effect.sync(() => counters.snapshot(queued())),
-        report: (input) => usageReport(sql, input).pipe(Effect.withSpan("UsageLedger.report"))
+        report: Effect.fn("UsageLedger.report")(function* (input) {
+          return yield* usageReport(sql, input)
+        })
       })
     })
   )
