@@ -1,4 +1,5 @@
 import type { ApiKeyView, ProjectView, UserView } from "../Domain/ApiKey.ts"
+import { formatNanoUsd } from "../Domain/NanoUsd.ts"
 import type { UsageReport, UsageTotals } from "../Domain/UsageEvent.ts"
 
 /** Text for people; `--json` prints the admin API's bodies instead. */
@@ -72,7 +73,8 @@ export const keyTable = (keys: ReadonlyArray<ApiKeyView>, nowSeconds: number): s
 export const keyRevoked = (k: ApiKeyView): string =>
   `Revoked API key ${k.id} (...${k.hint}) of project ${k.project_id} at ${time(k.revoked_at)}.`
 
-const usd = (value: number): string => `$${value.toFixed(6)}`
+/** Micro-dollar precision, formatted from the exact integer (never from a float sum). */
+const usd = (t: UsageTotals): string => `$${formatNanoUsd(BigInt(t.cost_nano_usd), 6)}`
 
 const totalsRow = (t: UsageTotals): Array<string> => [
   String(t.requests),
@@ -81,7 +83,7 @@ const totalsRow = (t: UsageTotals): Array<string> => [
   String(t.cached_tokens),
   String(t.cache_write_tokens),
   String(t.units),
-  usd(t.cost_usd)
+  usd(t)
 ]
 
 export const usageReport = (r: UsageReport): string => {

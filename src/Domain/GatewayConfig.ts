@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DecisionMethod, DecisionSettings } from "./DecisionSettings.ts"
 import { ToolsSettings } from "./ToolsSettings.ts"
+import { UsageSettings } from "./UsageSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -136,13 +137,6 @@ export const AuthSettings = Schema.Struct({
 })
 export type AuthSettings = typeof AuthSettings.Type
 
-export const UsageSettings = Schema.Struct({
-  flush_interval_ms: withDefault(PositiveInt, 1000),
-  max_batch: withDefault(PositiveInt, 500),
-  /** Monthly partitions wholly older than this are dropped. 0 keeps everything. */
-  retention_days: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 400)
-})
-export type UsageSettings = typeof UsageSettings.Type
 
 export const S3Settings = Schema.Struct({
   /** Endpoint of any S3-compatible service; omit for AWS itself. */

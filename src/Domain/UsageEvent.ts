@@ -46,6 +46,17 @@ export interface UsageEvent {
   readonly costNanoUsd: number
   /** The provider never reported usage (a cancelled or broken stream): the tokens are estimates. */
   readonly usageEstimated?: boolean
+  /** The error the client got, when the request failed before a response started. */
+  readonly error?: UsageError
+  /** Figures as received where normalisation changed them (see UsageNormaliser.ts). */
+  readonly raw?: Readonly<Record<string, unknown>>
+}
+
+/** What failed, as the client saw it: `error.type`, `error.code` and, for provider failures, the kind. */
+export interface UsageError {
+  readonly type: string
+  readonly code?: string
+  readonly kind?: string
 }
 
 export interface UsageTotals {
@@ -55,7 +66,10 @@ export interface UsageTotals {
   readonly cached_tokens: number
   readonly cache_write_tokens: number
   readonly units: number
+  /** Derived from `cost_nano_usd` by decimal formatting, never by float arithmetic. */
   readonly cost_usd: number
+  /** The exact cost: integer nano-dollars as a decimal string (sums can pass 2^53). */
+  readonly cost_nano_usd: string
 }
 
 export interface UsageReport {

@@ -3,13 +3,20 @@ import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
-import type { GatewayError } from "../Domain/GatewayError.ts"
-import type { UsageEndpoint } from "../Domain/UsageEvent.ts"
+import type { GatewayError, GatewayErrorReason } from "../Domain/GatewayError.ts"
+import type { UsageEndpoint, UsageError } from "../Domain/UsageEvent.ts"
 import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { statusOf } from "./ErrorResponse.ts"
 import { requestIdOf } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
+
+/** The error as the usage row records it: the client's `error.type` and `code`, and a provider failure's kind. */
+const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => ({
+  type,
+  ...("code" in reason && reason.code !== undefined ? { code: reason.code } : {}),
+  ...(reason._tag === "UpstreamFailure" ? { kind: reason.kind } : {})
+})
 
 /**
  * A model endpoint with a JSON body: the key is checked for `scope`, a usage meter is opened
@@ -37,7 +44,9 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
           }),
           Effect.tapError((error) =>
             Effect.sync(() => {
-              meter.status = statusOf(error.reason).status
+              const { status, type } = statusOf(error.reason)
+              meter.status = status
+              meter.error = usageErrorOf(type, error.reason)
             })
           )
         ))

@@ -1,4 +1,5 @@
 import { GatewayError, UpstreamFailure } from "../Domain/GatewayError.ts"
+import { redactOptional, redactSecrets } from "../Domain/SecretRedaction.ts"
 
 type HeaderLookup = (name: string) => string | undefined
 
@@ -13,7 +14,12 @@ export const retryAfterMs = (header: HeaderLookup, now: number = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-const upstream = (
+/**
+ * Every upstream failure is built here, and its message is redacted here: this is where upstream
+ * text (error bodies, stream error events, transport errors) enters the gateway, so no client
+ * body, log line, span or usage row downstream can hold a provider key.
+ */
+export const upstreamFailure = (
   provider: string,
   kind: UpstreamFailure["kind"],
   message: string,
@@ -22,7 +28,7 @@ const upstream = (
 ): GatewayError =>
   new GatewayError({
     reason: new UpstreamFailure({
-      message,
+      message: redactSecrets(message),
       provider,
       kind,
       ...(status === undefined ? {} : { status }),
@@ -43,36 +49,36 @@ export const errorFromStatus = (input: {
   readonly header: HeaderLookup
 }): GatewayError => {
   const { provider, status, header } = input
-  const detail = input.message ?? `HTTP ${status}`
+  const detail = redactOptional(input.message) ?? `HTTP ${status}`
   switch (true) {
     case status === 400 || status === 413 || status === 422:
-      return GatewayError.invalid(detail, input.param)
+      return GatewayError.invalid(detail, redactOptional(input.param))
     case status === 401 || status === 403:
-      return upstream(provider, "auth", `The provider '${provider}' rejected the gateway's credentials (HTTP ${status}).`, status)
+      return upstreamFailure(provider, "auth", `The provider '${provider}' rejected the gateway's credentials (HTTP ${status}).`, status)
     case status === 404:
-      return upstream(provider, "rejected", `The provider '${provider}' does not know the configured model (HTTP 404): ${detail}`, status)
+      return upstreamFailure(provider, "rejected", `The provider '${provider}' does not know the configured model (HTTP 404): ${detail}`, status)
     case status === 408:
-      return upstream(provider, "timeout", `The provider '${provider}' timed out (HTTP 408).`, status, retryAfterMs(header))
+      return upstreamFailure(provider, "timeout", `The provider '${provider}' timed out (HTTP 408).`, status, retryAfterMs(header))
     case status === 429:
-      return upstream(provider, "rate_limited", `The provider '${provider}' is rate limiting requests: ${detail}`, status, retryAfterMs(header))
+      return upstreamFailure(provider, "rate_limited", `The provider '${provider}' is rate limiting requests: ${detail}`, status, retryAfterMs(header))
     case status === 503 || status === 529:
-      return upstream(provider, "overloaded", `The provider '${provider}' is overloaded (HTTP ${status}).`, status, retryAfterMs(header))
+      return upstreamFailure(provider, "overloaded", `The provider '${provider}' is overloaded (HTTP ${status}).`, status, retryAfterMs(header))
     case status === 409 || status >= 500:
-      return upstream(provider, "server", `The provider '${provider}' failed (HTTP ${status}): ${detail}`, status, retryAfterMs(header))
+      return upstreamFailure(provider, "server", `The provider '${provider}' failed (HTTP ${status}): ${detail}`, status, retryAfterMs(header))
     default:
-      return upstream(provider, "rejected", `The provider '${provider}' rejected the request (HTTP ${status}): ${detail}`, status)
+      return upstreamFailure(provider, "rejected", `The provider '${provider}' rejected the request (HTTP ${status}): ${detail}`, status)
   }
 }
 
 export const connectFailure = (provider: string, cause: string): GatewayError =>
-  upstream(provider, "connect", `Could not reach the provider '${provider}': ${cause}`)
+  upstreamFailure(provider, "connect", `Could not reach the provider '${provider}': ${cause}`)
 
 export const timeoutFailure = (provider: string, what: string): GatewayError =>
-  upstream(provider, "timeout", `The provider '${provider}' did not answer in time (${what}).`)
+  upstreamFailure(provider, "timeout", `The provider '${provider}' did not answer in time (${what}).`)
 
 export const badResponse = (provider: string, what: string): GatewayError =>
-  upstream(provider, "bad_response", `The provider '${provider}' sent a response the gateway could not read: ${what}`)
+  upstreamFailure(provider, "bad_response", `The provider '${provider}' sent a response the gateway could not read: ${what}`)
 
 /** A failure the provider reported inside a stream that had already started. */
 export const streamFailure = (provider: string, message: string, retryable: boolean): GatewayError =>
-  upstream(provider, retryable ? "server" : "bad_response", `The provider '${provider}' failed mid-stream: ${message}`)
+  upstreamFailure(provider, retryable ? "server" : "bad_response", `The provider '${provider}' failed mid-stream: ${message}`)

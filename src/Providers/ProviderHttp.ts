@@ -3,6 +3,7 @@ import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
 import type * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -14,6 +15,7 @@ import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import Agent from "undici/lib/dispatcher/agent.js"
 import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
+import { registerSecret } from "../Domain/SecretRedaction.ts"
 import { optionalSpans } from "../Streams/OptionalSpans.ts"
 import { badResponse } from "./ProviderErrors.ts"
 import { RequestDeadline } from "./RequestDeadline.ts"
@@ -91,8 +93,20 @@ const bodyStream = (exchange: UpstreamExchange): Stream.Stream<Uint8Array, Gatew
   return Stream.fromChannel(Channel.fromTransform((_, scope) => Effect.as(Scope.addFinalizerExit(scope, close), pull)))
 }
 
+/**
+ * Registers the provider's key, and the values of configured headers that carry credentials, with
+ * the process-wide redactor, so no upstream error text can relay them (see SecretRedaction.ts).
+ */
+export const registerProviderSecrets = (provider: ProviderConfig): void => {
+  if (provider.api_key !== undefined) registerSecret(Redacted.value(provider.api_key))
+  for (const [name, value] of Object.entries(provider.headers ?? {})) {
+    if (/key|token|auth|secret|password/i.test(name)) registerSecret(value)
+  }
+}
+
 export const makeProviderHttp = (provider: ProviderConfig) =>
   Effect.gen(function* () {
+    registerProviderSecrets(provider)
     const timeouts = provider.timeouts
     const dispatcher = yield* Effect.acquireRelease(
       Effect.sync(

@@ -227,8 +227,17 @@ describe("admin API", () => {
       expect(report.to - report.from).toBe(30 * 86_400)
       expect(Math.abs(report.to - now / 1000)).toBeLessThan(60)
       const { cost_usd, ...counts } = report.totals
-      expect(counts).toEqual({ requests: 2, prompt_tokens: 107, completion_tokens: 23, cached_tokens: 0, cache_write_tokens: 0, units: 0 })
-      expect(cost_usd).toBeCloseTo(1.501, 9)
+      expect(counts).toEqual({
+        requests: 2,
+        prompt_tokens: 107,
+        completion_tokens: 23,
+        cached_tokens: 0,
+        cache_write_tokens: 0,
+        units: 0,
+        cost_nano_usd: "1501000000"
+      })
+      // Formatted from the integer sum: exactly 1.501, not a float sum's neighbour.
+      expect(cost_usd).toBe(1.501)
       expect(report.by_model.map((m) => [m.model, m.requests, m.prompt_tokens])).toEqual([
         ["alpha", 1, 100],
         ["beta", 1, 7]

@@ -29,7 +29,7 @@ describe("POST /v1/chat/completions through OpenAI", () => {
     expect(body.object).toBe("chat.completion")
     expect(body.model).toBe("gpt-test")
     expect(body.choices[0].message.content).toBe("Hello there!")
-    expect(body.usage).toEqual({ prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } })
+    expect(body.usage).toEqual({ prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } })
     const sent = upstream.requests[0]!.body as Record<string, any>
     expect(sent.model).toBe("gpt-4o-mini")
     expect(sent.max_completion_tokens).toBe(50)
@@ -60,7 +60,7 @@ describe("POST /v1/chat/completions through OpenAI", () => {
     const sse = parseSse(await res.text())
     const last = sse.chunks.at(-1)!
     expect(last.choices).toEqual([])
-    expect(last.usage).toEqual({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 } })
+    expect(last.usage).toEqual({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 } })
   })
 
   it("streams tool calls per 6.4", async () => {

@@ -58,7 +58,10 @@ const UsageTotalsFields = {
   cached_tokens: Schema.Finite,
   cache_write_tokens: Schema.Finite,
   units: Schema.Finite,
-  cost_usd: Schema.Finite
+  /** Derived from `cost_nano_usd` by decimal formatting. */
+  cost_usd: Schema.Finite,
+  /** The exact cost in integer nano-dollars, as a decimal string (sums can pass 2^53). */
+  cost_nano_usd: Schema.String.check(Schema.isPattern(/^\d+$/))
 }
 
 export const UsageReportBody = Schema.Struct({

@@ -1,5 +1,5 @@
-import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
-import { errorFromStatus } from "../ProviderErrors.ts"
+import type { GatewayError } from "../../Domain/GatewayError.ts"
+import { errorFromStatus, upstreamFailure } from "../ProviderErrors.ts"
 import type { UpstreamResponse } from "../ProviderHttp.ts"
 import { arr, isRecord, type JsonRecord, rec, str } from "./GeminiWire.ts"
 
@@ -24,7 +24,7 @@ const errorObject = (text: string): JsonRecord | undefined => {
 }
 
 const gatewaySide = (provider: string, status: number, kind: "auth" | "rejected", message: string): GatewayError =>
-  new GatewayError({ reason: new UpstreamFailure({ message, provider, kind, status }) })
+  upstreamFailure(provider, kind, message, status)
 
 /**
  * A non-2xx Gemini answer -> the gateway's error. The HTTP status decides, as for every

@@ -1,83 +1,48 @@
-import * as Arr from "effect/Array"
+import * as NodePath from "node:path"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
-import { usageEndpoints, type UsageEvent, type UsageReport, type UsageTotals } from "../../Domain/UsageEvent.ts"
+import type { UsageEvent, UsageReport } from "../../Domain/UsageEvent.ts"
+import { normaliseUsageEvent } from "../../Domain/UsageNormaliser.ts"
+import { AppConfig } from "../Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
-import { ensureMonthlyPartitions, pruneMonthlyPartitions } from "./UsagePartitions.ts"
+import { batchesOf, writeGroups } from "./UsageFlusher.ts"
+import { LedgerCounters, type UsageLedgerStats } from "./UsageLedgerStats.ts"
+import { pruneMonthlyPartitions } from "./UsagePartitions.ts"
+import { usageReport } from "./UsageReport.ts"
+import { readSpillFile, settleSpillFile, spillEvents, spillFiles } from "./UsageSpill.ts"
+import { makeUsageWriter } from "./UsageWriter.ts"
 
-const eventColumns = [
-  "occurred_at",
-  "project_seq",
-  "key_seq",
-  "endpoint",
-  "requested_model",
-  "used_model",
-  "provider",
-  "status",
-  "cancelled",
-  "streamed",
-  "prompt_tokens",
-  "completion_tokens",
-  "cached_tokens",
-  "cache_write_tokens",
-  "units",
-  "latency_ms",
-  "ttft_ms",
-  "attempts",
-  "cost_nano_usd",
-  "request_id",
-  "detail"
-].join(", ")
+export type { UsageLedgerStats } from "./UsageLedgerStats.ts"
 
-/** Rows kept in memory while the database is unreachable before the oldest are shed. */
-const maxBuffered = 200_000
+/** While the database stays unreachable, one warning per this interval. */
+const failureLogEveryMs = 60_000
 
-interface TotalsRow {
-  readonly model: string | null
-  readonly requests: number
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly cached_tokens: number
-  readonly cache_write_tokens: number
-  readonly units: number
-  readonly cost_nano_usd: number
-}
-
-const totals = (row: TotalsRow): UsageTotals => ({
-  requests: Number(row.requests),
-  prompt_tokens: Number(row.prompt_tokens),
-  completion_tokens: Number(row.completion_tokens),
-  cached_tokens: Number(row.cached_tokens),
-  cache_write_tokens: Number(row.cache_write_tokens),
-  units: Number(row.units),
-  cost_usd: Number(row.cost_nano_usd) / 1e9
-})
+/** How long shutdown waits for the last writes before spilling what is left to disk. */
+const shutdownFlushTimeout = Duration.seconds(15)
 
 /**
- * The usage log. `record` only appends to memory, so the response path never waits for the
- * database; a background fiber writes batches every `usage.flush_interval_ms`, and the
- * layer's finalizer writes what is left when the gateway stops.
+ * The usage log. `record` normalises the event (UsageNormaliser.ts) and appends it to memory, so
+ * the response path never waits for the database; a background fiber writes batches every
+ * `usage.flush_interval_ms` (UsageFlusher.ts: refused rows are split out to the dead-letter
+ * table, an unreachable database keeps the events for the next flush, up to
+ * `usage.max_buffered`). At shutdown what is left is written, or spilled to a file in
+ * `usage.spill_directory` that the next start replays.
  */
-/** Only what is unusual carries detail: more than one attempt, or estimated tokens. */
-const detailOf = (e: UsageEvent) => {
-  const many = e.attempts.length > 1
-  if (!many && e.usageEstimated !== true) return null
-  return {
-    ...(many ? { attempts: e.attempts } : {}),
-    ...(e.usageEstimated === true ? { usage_estimated: true } : {})
-  }
-}
-
 export class UsageLedger extends Context.Service<
   UsageLedger,
   {
     readonly record: (event: UsageEvent) => Effect.Effect<void>
+    /** Writes everything recorded so far (or keeps it, if the database is unreachable). */
     readonly flush: Effect.Effect<void>
     readonly pending: Effect.Effect<number>
+    /** Queue depth and failure counts since start; exported by the metrics endpoint. */
+    readonly stats: Effect.Effect<UsageLedgerStats>
     readonly report: (input: {
       readonly projectId: string
       readonly projectSeq: number
@@ -91,78 +56,133 @@ export class UsageLedger extends Context.Service<
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const settings = (yield* GatewayConfigFile).config.usage
+      const spillDirectory = settings.spill_directory ?? NodePath.join((yield* AppConfig).dataDir, "usage-spill")
+      const writer = makeUsageWriter(sql)
+      const counters = new LedgerCounters()
+      // One writer at a time: the background flusher, an explicit flush, the replay, shutdown.
+      const lock = Semaphore.makeUnsafe(1)
       let buffer: Array<UsageEvent> = []
-      const labels = new Map<string, number>()
-      const ensuredMonths = new Set<string>()
+      // The batches of the write under way that are not settled yet (see writeGroups).
+      let inFlight: Array<ReadonlyArray<UsageEvent>> = []
+      let shedSinceLog = 0
+      let failingSince: number | undefined
+      let lastFailureLog = 0
 
-      const labelIds = Effect.fn("UsageLedger.labelIds")(function* (kind: string, names: ReadonlyArray<string>) {
-        const missing = [...new Set(names)].filter((name) => !labels.has(`${kind}\u0000${name}`))
-        const values: Array<Record<string, unknown>> = missing.map((name) => ({ kind, name }))
-        if (Arr.isReadonlyArrayNonEmpty(values)) {
-          const rows = yield* sql<{ id: number; name: string }>`INSERT INTO usage_labels ${sql.insert(
-            values
-          )} ON CONFLICT (kind, name) DO UPDATE SET name = EXCLUDED.name RETURNING id, name`
-          for (const row of rows) labels.set(`${kind}\u0000${row.name}`, row.id)
+      const queued = () => buffer.length + inFlight.reduce((n, group) => n + group.length, 0)
+
+      // Sheds at least 1% of the queue at a time, so a full queue is not copied on every record.
+      const keep = (events: ReadonlyArray<UsageEvent>) => {
+        buffer = events.length === 0 ? buffer : events.concat(buffer)
+        const over = buffer.length - settings.max_buffered
+        if (over > 0) {
+          const shed = Math.min(buffer.length, Math.max(over, Math.ceil(settings.max_buffered / 100)))
+          buffer = buffer.slice(shed)
+          counters.dropped += shed
+          shedSinceLog += shed
         }
-        return (name: string | null) => (name === null ? null : (labels.get(`${kind}\u0000${name}`) ?? null))
-      })
+      }
 
-      const write = Effect.fn("UsageLedger.write")(function* (batch: ReadonlyArray<UsageEvent>) {
-        yield* ensureMonthlyPartitions(sql, ensuredMonths, batch.map((e) => e.occurredAt))
-        const model = yield* labelIds("model", batch.flatMap((e) => [e.requestedModel, e.usedModel].filter((m) => m !== null)))
-        const provider = yield* labelIds("provider", batch.flatMap((e) => (e.provider === null ? [] : [e.provider])))
-        for (let offset = 0; offset < batch.length; offset += settings.max_batch) {
-          const rows = batch.slice(offset, offset + settings.max_batch).map((e) => ({
-            occurred_at: new Date(e.occurredAt),
-            project_seq: e.projectSeq,
-            key_seq: e.keySeq,
-            endpoint: usageEndpoints[e.endpoint],
-            requested_model: model(e.requestedModel),
-            used_model: model(e.usedModel),
-            provider: provider(e.provider),
-            status: e.status,
-            cancelled: e.cancelled,
-            streamed: e.streamed,
-            prompt_tokens: e.promptTokens,
-            completion_tokens: e.completionTokens,
-            cached_tokens: e.cachedTokens,
-            cache_write_tokens: e.cacheWriteTokens,
-            units: e.units,
-            latency_ms: Math.round(e.latencyMs),
-            ttft_ms: e.ttftMs === null ? null : Math.round(e.ttftMs),
-            attempts: Math.max(1, e.attempts.length),
-            cost_nano_usd: Math.round(e.costNanoUsd),
-            request_id: e.requestId,
-            detail: detailOf(e)
+      const logShed = Effect.suspend(() => {
+        const logs: Array<Effect.Effect<void>> = []
+        if (shedSinceLog > 0) {
+          logs.push(Effect.logError("usage queue full while the database is unreachable; oldest events dropped", {
+            dropped: shedSinceLog,
+            dropped_total: counters.dropped,
+            queued: buffer.length
           }))
-          // One JSON parameter per batch instead of one bind parameter per value: the database
-          // unpacks it in a single pass, about half the cost per row of a VALUES list.
-          if (rows.length > 0) {
-            yield* sql.unsafe(
-              `INSERT INTO usage_events (${eventColumns}) SELECT ${eventColumns} FROM json_populate_recordset(NULL::usage_events, $1::json)`,
-              [JSON.stringify(rows)]
-            )
-          }
+          shedSinceLog = 0
         }
+        return Effect.all(logs, { discard: true })
       })
 
-      // Swaps the buffer out before writing so concurrent `record` calls never wait; a failed
-      // batch goes back in front so nothing recorded is lost while the database recovers.
-      const flush = Effect.suspend(() => {
-        if (buffer.length === 0) return Effect.void
-        const batch = buffer
-        buffer = []
-        return write(batch).pipe(
-          Effect.catchCause((cause) =>
-            Effect.sync(() => {
-              buffer = batch.concat(buffer)
-              if (buffer.length > maxBuffered) buffer = buffer.slice(buffer.length - maxBuffered)
-            }).pipe(Effect.andThen(Effect.logWarning("usage write failed; will retry", cause)))
+      const rejectedToDisk = (events: ReadonlyArray<UsageEvent>) =>
+        events.length === 0
+          ? Effect.void
+          : spillEvents(spillDirectory, events, "rejected").pipe(
+            Effect.tap((path) => Effect.sync(() => (counters.rejected += events.length)).pipe(
+              Effect.andThen(Effect.logError("usage events kept on disk", { path, events: events.length }))
+            )),
+            Effect.catch((error) => Effect.logError("usage events lost", { events: events.length, error: error.message }))
           )
+
+      /** Writes `groups`; what the database could not take for now goes back to the front of the queue. */
+      const writeNow = (groups: Array<ReadonlyArray<UsageEvent>>) =>
+        Effect.suspend(() => {
+          inFlight = groups
+          return writeGroups(writer, groups, counters)
+        }).pipe(
+          Effect.onExit(() => Effect.sync(() => {
+            keep(inFlight.flat())
+            inFlight = []
+          })),
+          Effect.flatMap((result) =>
+            Effect.andThen(rejectedToDisk(result.rejected), Effect.sync(() => result.unavailable))
+          )
+        )
+
+      const noteOutcome = (unavailable: string | undefined) =>
+        Effect.suspend(() => {
+          const now = Date.now()
+          if (unavailable === undefined) {
+            if (failingSince === undefined) return Effect.void
+            const since = failingSince
+            failingSince = undefined
+            return Effect.logInfo("usage database reachable again", { unreachable_ms: now - since, queued: buffer.length })
+          }
+          counters.writeFailures++
+          counters.lastFailure = unavailable
+          failingSince ??= now
+          if (now - lastFailureLog < failureLogEveryMs) return Effect.void
+          lastFailureLog = now
+          return Effect.logWarning("usage database unreachable; events kept in memory and retried", {
+            reason: unavailable,
+            queued: buffer.length,
+            max_buffered: settings.max_buffered
+          })
+        })
+
+      const flushUnlocked = Effect.suspend(() => {
+        if (buffer.length === 0) return logShed
+        const groups = batchesOf(buffer, settings.max_batch)
+        buffer = []
+        return writeNow(groups).pipe(Effect.flatMap(noteOutcome), Effect.andThen(logShed))
+      })
+      const flush = lock.withPermit(flushUnlocked)
+
+      /** Spill files of an earlier run: written (idempotently) and removed; kept while the database is away. */
+      const replay = Effect.gen(function* () {
+        for (const path of spillFiles(spillDirectory)) {
+          const file = yield* readSpillFile(path)
+          const events = file.events.map(normaliseUsageEvent)
+          const groups = batchesOf(events, settings.max_batch)
+          const result = yield* lock.withPermit(
+            writeGroups(writer, groups, counters).pipe(Effect.tap((r) => rejectedToDisk(r.rejected)))
+          )
+          if (result.unavailable !== undefined || groups.length > 0) {
+            return yield* Effect.logWarning("usage spill replay postponed; the database is unreachable", { path })
+          }
+          counters.replayed += events.length
+          yield* settleSpillFile(path, file.unreadable)
+          yield* Effect.logInfo("usage spill file replayed", { path, events: events.length, unreadable_lines: file.unreadable })
+        }
+      }).pipe(Effect.catch((error) => Effect.logError("usage spill replay failed", { error: error.message })))
+
+      const spillRest = Effect.suspend(() => {
+        const rest = [...inFlight.flat(), ...buffer]
+        if (rest.length === 0) return Effect.void
+        inFlight = []
+        buffer = []
+        return spillEvents(spillDirectory, rest).pipe(
+          Effect.flatMap((path) => {
+            counters.spilled += rest.length
+            return Effect.logWarning("usage events spilled to disk at shutdown; written on the next start", { path, events: rest.length })
+          }),
+          Effect.catch((error) => Effect.logError("usage events lost at shutdown", { events: rest.length, error: error.message }))
         )
       })
 
-      yield* Effect.forkScoped(
+      yield* Effect.forkScoped(replay)
+      const flusher = yield* Effect.forkScoped(
         flush.pipe(Effect.repeat(Schedule.spaced(Duration.millis(settings.flush_interval_ms))))
       )
       if (settings.retention_days > 0) {
@@ -173,45 +193,29 @@ export class UsageLedger extends Context.Service<
           )
         )
       }
-      // Runs after the HTTP server has drained, because this layer was built before it.
-      yield* Effect.addFinalizer(() => flush.pipe(Effect.andThen(flush), Effect.timeout("15 seconds"), Effect.ignore))
+      // Runs after the HTTP server has drained, because this layer was built before it. The
+      // background flusher stops first (an interrupted write puts its batches back), then what
+      // is left gets one bounded chance to be written before it goes to disk.
+      yield* Effect.addFinalizer(() =>
+        Fiber.interrupt(flusher).pipe(
+          Effect.andThen(flushUnlocked.pipe(Effect.timeout(shutdownFlushTimeout), Effect.ignore)),
+          Effect.andThen(spillRest)
+        )
+      )
 
       return UsageLedger.of({
         record: (event) =>
           Effect.sync(() => {
-            buffer.push(event)
+            const normal = normaliseUsageEvent(event)
+            if (normal.raw !== undefined) counters.normalised++
+            buffer.push(normal)
+            if (buffer.length > settings.max_buffered) keep([])
           }),
         flush,
-        pending: Effect.sync(() => buffer.length),
-        report: Effect.fn("UsageLedger.report")(function* ({ projectId, projectSeq, from, to }) {
-          const rows = yield* sql<TotalsRow>`SELECT l.name AS model, count(*)::float8 AS requests,
-              coalesce(sum(e.prompt_tokens), 0)::float8 AS prompt_tokens,
-              coalesce(sum(e.completion_tokens), 0)::float8 AS completion_tokens,
-              coalesce(sum(e.cached_tokens), 0)::float8 AS cached_tokens,
-              coalesce(sum(e.cache_write_tokens), 0)::float8 AS cache_write_tokens,
-              coalesce(sum(e.units), 0)::float8 AS units,
-              coalesce(sum(e.cost_nano_usd), 0)::float8 AS cost_nano_usd
-            FROM usage_events e LEFT JOIN usage_labels l ON l.id = e.used_model
-            WHERE e.project_seq = ${projectSeq} AND e.occurred_at >= ${new Date(from * 1000)} AND e.occurred_at < ${new Date(to * 1000)}
-            GROUP BY l.name ORDER BY l.name`.pipe(Effect.orDie)
-          const byModel = rows.map((row) => ({ model: row.model, ...totals(row) }))
-          const sum = (pick: (t: UsageTotals) => number) => byModel.reduce((acc, t) => acc + pick(t), 0)
-          return {
-            object: "usage_report",
-            project_id: projectId,
-            from,
-            to,
-            totals: {
-              requests: sum((t) => t.requests),
-              prompt_tokens: sum((t) => t.prompt_tokens),
-              completion_tokens: sum((t) => t.completion_tokens),
-              cached_tokens: sum((t) => t.cached_tokens),
-              cache_write_tokens: sum((t) => t.cache_write_tokens),
-              units: sum((t) => t.units),
-              cost_usd: sum((t) => t.cost_usd)
-            },
-            by_model: byModel
-          } satisfies UsageReport
+        pending: Effect.sync(queued),
+        stats: Effect.sync(() => counters.snapshot(queued())),
+        report: Effect.fn("UsageLedger.report")(function* (input) {
+          return yield* usageReport(sql, input)
         })
       })
     })

@@ -6,8 +6,9 @@ import * as Scope from "effect/Scope"
 import type { Principal } from "../../Domain/ApiKey.ts"
 import { estimateCompletionTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../Domain/Pricing.ts"
-import type { Usage } from "../../Domain/Usage.ts"
-import type { UsageEndpoint } from "../../Domain/UsageEvent.ts"
+import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
+import type { UsageEndpoint, UsageError } from "../../Domain/UsageEvent.ts"
+import { boundedCount, usageBounds } from "../../Domain/UsageBounds.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { AttemptLog, type Served } from "../Routing/RoutedAttempts.ts"
 import { UsageLedger } from "./UsageLedger.ts"
@@ -26,6 +27,8 @@ export class RequestMeter {
   fixedCostNanoUsd: number | undefined
   /** The status the client saw; a stream that started is 200 even if it later failed. */
   status = 200
+  /** The error the client got instead of a response, if any. */
+  error: UsageError | undefined
   streamed = false
   firstTokenAt: number | undefined
   /** Generated text seen on a stream, and the prompt's estimate: used only if usage never came. */
@@ -71,7 +74,13 @@ export const openMeter = (input: {
     // to the finalizer, a copy of every service per request.
     const finalizer = Scope.addFinalizerExit(Context.get(context, Scope.Scope), (exit) => {
       const now = clock.currentTimeMillisUnsafe()
-      const { usage, estimated } = billedUsage(meter)
+      const billed = billedUsage(meter)
+      // Priced from the figures the ledger stores: whole, bounded counts (an upstream may report
+      // 12.5 or 3e9 tokens); what it reported is kept in `raw`.
+      const { usage, raw } = normaliseUsage(billed.usage)
+      const units = boundedCount(meter.units, usageBounds.maxUnits, Math.ceil)
+      const rawUnits = units === meter.units ? undefined : { units: Number.isFinite(meter.units) ? meter.units : String(meter.units) }
+      // A request that reached no provider (none configured, every route cooling down) costs nothing.
       const pricing = meter.served === undefined ? undefined : catalog.find(meter.served.model)?.config.pricing
       return ledger.record({
         occurredAt: startedAt,
@@ -89,12 +98,14 @@ export const openMeter = (input: {
         completionTokens: usage.completionTokens,
         cachedTokens: usage.cachedTokens ?? 0,
         cacheWriteTokens: usage.cacheWriteTokens ?? 0,
-        units: meter.units,
+        units,
         latencyMs: now - startedAt,
         ttftMs: meter.firstTokenAt === undefined ? null : meter.firstTokenAt - startedAt,
         attempts: meter.log.attempts,
-        costNanoUsd: meter.fixedCostNanoUsd ?? (pricing === undefined ? 0 : costNanoUsd(pricing, usage, meter.units)),
-        usageEstimated: estimated
+        costNanoUsd: meter.fixedCostNanoUsd ?? (pricing === undefined ? 0 : costNanoUsd(pricing, usage, units)),
+        usageEstimated: billed.estimated,
+        ...(meter.error === undefined ? {} : { error: meter.error }),
+        ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } })
       })
     })
     return Effect.as(finalizer, meter)

@@ -1,0 +1,127 @@
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
+import { cleanText } from "../../Domain/UsageBounds.ts"
+import { usageEndpoints, type UsageEvent } from "../../Domain/UsageEvent.ts"
+import { ensureMonthlyPartitions } from "./UsagePartitions.ts"
+
+const eventColumns = [
+  "occurred_at",
+  "project_seq",
+  "key_seq",
+  "endpoint",
+  "requested_model",
+  "used_model",
+  "provider",
+  "status",
+  "cancelled",
+  "streamed",
+  "prompt_tokens",
+  "completion_tokens",
+  "cached_tokens",
+  "cache_write_tokens",
+  "units",
+  "latency_ms",
+  "ttft_ms",
+  "attempts",
+  "cost_nano_usd",
+  "request_id",
+  "detail"
+].join(", ")
+
+/**
+ * Only what is unusual carries detail: more than one attempt, estimated tokens, the error the
+ * client got, and figures normalisation changed (`raw`, as received).
+ */
+const detailOf = (e: UsageEvent) => {
+  const many = e.attempts.length > 1
+  if (!many && e.usageEstimated !== true && e.error === undefined && e.raw === undefined) return null
+  return {
+    ...(many ? { attempts: e.attempts } : {}),
+    ...(e.usageEstimated === true ? { usage_estimated: true } : {}),
+    ...(e.error === undefined ? {} : { error: e.error }),
+    ...(e.raw === undefined ? {} : { raw: e.raw })
+  }
+}
+
+/** Longest reason kept for a dead letter (a database message may quote the refused value). */
+const maxReasonLength = 2000
+
+/**
+ * The SQL of the ledger: one batch of events into `usage_events` (names as `usage_labels` ids,
+ * rows skipped when their request id is already there), and one refused event into
+ * `usage_dead_letters`. Retrying, splitting and counting are the caller's (UsageFlusher.ts).
+ */
+export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
+  const labels = new Map<string, number>()
+  const ensuredMonths = new Set<string>()
+
+  const labelIds = (kind: string, names: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const missing = [...new Set(names)].filter((name) => !labels.has(`${kind}\u0000${name}`))
+      const values: Array<Record<string, unknown>> = missing.map((name) => ({ kind, name }))
+      if (Arr.isReadonlyArrayNonEmpty(values)) {
+        const rows = yield* sql<{ id: number; name: string }>`INSERT INTO usage_labels ${sql.insert(
+          values
+        )} ON CONFLICT (kind, name) DO UPDATE SET name = EXCLUDED.name RETURNING id, name`
+        for (const row of rows) labels.set(`${kind}\u0000${row.name}`, row.id)
+      }
+      return (name: string | null) => (name === null ? null : (labels.get(`${kind}\u0000${name}`) ?? null))
+    })
+
+  /** Writes one batch in one statement: all of it or, when the database refuses, none of it. */
+  const insert = (batch: ReadonlyArray<UsageEvent>): Effect.Effect<void, SqlError.SqlError> =>
+    Effect.gen(function* () {
+      if (batch.length === 0) return
+      yield* ensureMonthlyPartitions(sql, ensuredMonths, batch.map((e) => e.occurredAt))
+      const model = yield* labelIds("model", batch.flatMap((e) => [e.requestedModel, e.usedModel].filter((m) => m !== null)))
+      const provider = yield* labelIds("provider", batch.flatMap((e) => (e.provider === null ? [] : [e.provider])))
+      const rows = batch.map((e) => ({
+        occurred_at: new Date(e.occurredAt),
+        project_seq: e.projectSeq,
+        key_seq: e.keySeq,
+        endpoint: usageEndpoints[e.endpoint] ?? null,
+        requested_model: model(e.requestedModel),
+        used_model: model(e.usedModel),
+        provider: provider(e.provider),
+        status: e.status,
+        cancelled: e.cancelled,
+        streamed: e.streamed,
+        prompt_tokens: e.promptTokens,
+        completion_tokens: e.completionTokens,
+        cached_tokens: e.cachedTokens,
+        cache_write_tokens: e.cacheWriteTokens,
+        units: e.units,
+        latency_ms: Math.round(e.latencyMs),
+        ttft_ms: e.ttftMs === null ? null : Math.round(e.ttftMs),
+        attempts: Math.max(1, e.attempts.length),
+        cost_nano_usd: e.costNanoUsd,
+        request_id: e.requestId,
+        detail: detailOf(e)
+      }))
+      // One JSON parameter per batch instead of one bind parameter per value: the database
+      // unpacks it in a single pass, about half the cost per row of a VALUES list. A request id
+      // already written (a replayed spill, a retried batch whose commit went through) is skipped.
+      yield* sql.unsafe(
+        `INSERT INTO usage_events (${eventColumns}) SELECT ${eventColumns} FROM json_populate_recordset(NULL::usage_events, $1::json) ON CONFLICT DO NOTHING`,
+        [JSON.stringify(rows)]
+      )
+    })
+
+  /**
+   * Keeps an event the database refused, with the reason. The event is stored as JSON text:
+   * `JSON.stringify` escapes every control character and lone surrogate, so this row is always
+   * storable whatever made the other one fail.
+   */
+  const deadLetter = (event: UsageEvent, reason: string): Effect.Effect<void, SqlError.SqlError> =>
+    sql`INSERT INTO usage_dead_letters ${sql.insert({
+      request_id: cleanText(event.requestId, 128),
+      reason: cleanText(reason, maxReasonLength),
+      event: JSON.stringify(event)
+    })} ON CONFLICT (request_id) DO NOTHING`.pipe(Effect.asVoid)
+
+  return { insert, deadLetter }
+}
+
+export type UsageWriter = ReturnType<typeof makeUsageWriter>
