@@ -8,6 +8,7 @@ import { embeddingsRoutes } from "./EmbeddingsRoute.ts"
 import { filesRoutes } from "./FilesRoutes.ts"
 import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
+import { imagesRoutes } from "./ImagesRoutes.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
 import type { Method, Route, RouteSignature } from "./Route.ts"
 
@@ -16,7 +17,7 @@ const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...
   groups.flat() as ReadonlyArray<Route<ServicesOf<G[number]>>>
 
 /** Every public route. Adding an endpoint means adding its routes here. */
-export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes)
+export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes, imagesRoutes)
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]

@@ -11,6 +11,7 @@ import { parseDocument } from "yaml"
 import { GatewayConfig } from "../../Domain/GatewayConfig.ts"
 import { profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
 import { AppConfig } from "./AppConfig.ts"
+import { imageModelProblem, withImageFamilies } from "./ImageModelCheck.ts"
 
 /** A config file that cannot be used. `toString` is the single line printed at start-up. */
 export class ConfigLoadError extends Data.TaggedError("ConfigLoadError")<{
@@ -130,7 +131,7 @@ export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<st
     )
     const problem = crossCheck(config)
     if (problem !== undefined) return yield* new ConfigLoadError({ file, ...problem })
-    return config
+    return withImageFamilies(config)
   })
 
 const crossCheck = (config: GatewayConfig): { path: string; problem: string } | undefined => {
@@ -170,6 +171,8 @@ const crossCheck = (config: GatewayConfig): { path: string; problem: string } | 
     if (model.image !== undefined && model.image.qualities.length > 0 && model.image.resolutions.length > 0) {
       return { path: `models[${i}].image`, problem: `a model offers qualities or resolutions, never both` }
     }
+    const image = imageModelProblem(model, i, providers)
+    if (image !== undefined) return image
   }
   for (const [i, model] of config.models.entries()) {
     for (const [j, fallback] of model.fallbacks.entries()) {

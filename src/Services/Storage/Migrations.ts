@@ -4,6 +4,7 @@ import usageEvents from "./migrations/0002_usage_events.ts"
 import extractionCache from "./migrations/0003_extraction_cache.ts"
 import deploymentHealth from "./migrations/0004_deployment_health.ts"
 import files from "./migrations/0005_files.ts"
+import generatedImages from "./migrations/0008_generated_images.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -11,7 +12,8 @@ export const migrations = Migrator.fromRecord({
   "0002_usage_events": usageEvents,
   "0003_extraction_cache": extractionCache,
   "0004_deployment_health": deploymentHealth,
-  "0005_files": files
+  "0005_files": files,
+  "0008_generated_images": generatedImages
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })
