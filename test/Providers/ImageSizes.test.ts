@@ -57,16 +57,15 @@ describe("OpenAI image sizes", () => {
 
   const Ratio = Schema.Struct({ a: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 21 })), b: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 21 })) })
   const Tier = Schema.Literals(["512", "1K", "2K", "4K"])
-  it.prop("pixels keep the longer edge of the resolution, multiples of 16, within 3% of the shape", { ratio: Ratio, tier: Tier }, ({ ratio, tier }) => {
+  it.prop("pixels keep the longer edge of the resolution and the shape, to the nearest 16 pixels", { ratio: Ratio, tier: Tier }, ({ ratio, tier }) => {
     const pixels = pixelsOf(`${ratio.a}:${ratio.b}`, tier)!
     const edge = { "512": 512, "1K": 1024, "2K": 2048, "4K": 4096 }[tier]
-    const shape = pixels.width / pixels.height
-    const wanted = ratio.a / ratio.b
-    // Rounding to 16 pixels moves a short side by at most 8 pixels.
-    const tolerance = 8 / Math.min(pixels.width, pixels.height) + 1e-9
+    // The exact short side, and the one sent: rounding to a multiple of 16 moves it by at most 8 pixels.
+    const short = (edge * Math.min(ratio.a, ratio.b)) / Math.max(ratio.a, ratio.b)
+    const sent = Math.min(pixels.width, pixels.height)
     return (
       Math.max(pixels.width, pixels.height) === edge && pixels.width % 16 === 0 && pixels.height % 16 === 0 &&
-      Math.abs(shape - wanted) / wanted <= Math.max(0.03, tolerance * 1.01)
+      Math.abs(sent - short) <= 8 && (ratio.a >= ratio.b) === (pixels.width >= pixels.height)
     )
   })
 })
