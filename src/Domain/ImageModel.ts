@@ -38,6 +38,14 @@ export const inferImageFamily = (kind: ProviderKind, upstreamModel: string): Ima
 }
 
 /**
+ * The `response_format` of a request that gives none: `url` (spec 4.5), except for GPT image
+ * models, which on OpenAI always answer base64; clients that know those model names (the Vercel
+ * AI SDK) leave the field out and read `b64_json`.
+ */
+export const imageResponseFormat = (request: { readonly responseFormat?: "url" | "b64_json" }, model: ModelConfig): "url" | "b64_json" =>
+  request.responseFormat ?? (imageFamilyOf(model) === "gpt-image" ? "b64_json" : "url")
+
+/**
  * The family of a model. The configuration loader fills `image.family` in for every image model;
  * a model built elsewhere (tests) falls back to its first deployment's model name.
  */
@@ -47,7 +55,7 @@ export const imageFamilyOf = (model: ModelConfig): ImageFamily => {
   const upstream = model.deployments[0]?.model ?? ""
   if (upstream.startsWith("imagen")) return "imagen"
   if (upstream.startsWith("gemini")) return "gemini"
-  return inferImageFamily("openai", upstream) === "gpt-image" && !/^(gpt-image|chatgpt-image)/.test(upstream)
-    ? "openai-compatible"
-    : inferImageFamily("openai", upstream)!
+  if (upstream.startsWith("dall-e-2")) return "dall-e-2"
+  if (upstream.startsWith("dall-e-3")) return "dall-e-3"
+  return /^(gpt-image|chatgpt-image)/.test(upstream) ? "gpt-image" : "openai-compatible"
 }

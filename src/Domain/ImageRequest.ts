@@ -32,8 +32,11 @@ export interface ImageRequest extends ImageAsk {
   readonly endpoint: ImageEndpoint
   readonly model: string
   readonly prompt: string
-  /** `/v1/images/generations` only; `/v1/images` always answers `b64_json`. */
-  readonly responseFormat: "url" | "b64_json"
+  /**
+   * `/v1/images/generations` only, when given; `/v1/images` always answers `b64_json`. Left out,
+   * the model's family decides as OpenAI does (`imageResponseFormat`).
+   */
+  readonly responseFormat?: "url" | "b64_json"
   /** `user`, or its alias `safety_identifier`. */
   readonly user?: string
   readonly references: ReadonlyArray<ImageReference>

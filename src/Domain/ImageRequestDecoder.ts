@@ -140,8 +140,8 @@ const decode = (body: Body, endpoint: ImageEndpoint): ImageRequest | GatewayErro
     if (value instanceof GatewayError) return value
     strings[key] = value
   }
-  const format = strings["response_format"] ?? "url"
-  if (format !== "url" && format !== "b64_json") return invalid("response_format", "expected 'url' or 'b64_json'")
+  const format = strings["response_format"]
+  if (format !== undefined && format !== "url" && format !== "b64_json") return invalid("response_format", "expected 'url' or 'b64_json'")
   const references = endpoint === "images" ? decodeReferences(body["input_references"]) : []
   if (references instanceof GatewayError) return references
   const user = strings["user"] ?? strings["safety_identifier"]
@@ -151,7 +151,7 @@ const decode = (body: Body, endpoint: ImageEndpoint): ImageRequest | GatewayErro
     model,
     prompt,
     n: n ?? 1,
-    responseFormat: endpoint === "images" ? "b64_json" : format,
+    ...(endpoint === "images" ? { responseFormat: "b64_json" as const } : format === undefined ? {} : { responseFormat: format }),
     references,
     referenceCount: references.length,
     ...option("size", "size"),

@@ -3,7 +3,7 @@ import { Effect, Exit, Schema } from "effect"
 import { ModelConfig, Pricing } from "../../src/Domain/GatewayConfig.ts"
 import { imageCostBoundNanoUsd, referenceTokenAllowance } from "../../src/Domain/ImageCost.ts"
 import { checkImageAsk } from "../../src/Domain/ImageGate.ts"
-import { imageFamilyOf, inferImageFamily } from "../../src/Domain/ImageModel.ts"
+import { imageFamilyOf, imageResponseFormat, inferImageFamily } from "../../src/Domain/ImageModel.ts"
 import type { ImageRequest } from "../../src/Domain/ImageRequest.ts"
 import { decodeImageGenerationRequest, decodeImageRequest, isDecodableBase64 } from "../../src/Domain/ImageRequestDecoder.ts"
 import { imagesUsageWire, tokenUsageWire } from "../../src/Domain/ImageResultWire.ts"
@@ -30,7 +30,7 @@ const model = (image: Body = {}, fields: Body = {}) =>
 
 describe("image request decoding", () => {
   it("generations: the fields of spec 4.5, defaults, the safety_identifier alias and nulls as absent", () => {
-    expect(ok(generations({}))).toEqual({ endpoint: "generations", model: "m", prompt: "p", n: 1, responseFormat: "url", references: [], referenceCount: 0 })
+    expect(ok(generations({}))).toEqual({ endpoint: "generations", model: "m", prompt: "p", n: 1, references: [], referenceCount: 0 })
     expect(
       ok(generations({ n: 2, size: "1024x1024", quality: "hd", style: "vivid", background: "auto", response_format: "b64_json", safety_identifier: "u-1", output_format: "jpeg", output_compression: 80 }))
     ).toMatchObject({ n: 2, size: "1024x1024", quality: "hd", style: "vivid", background: "auto", responseFormat: "b64_json", user: "u-1", outputFormat: "jpeg", outputCompression: 80 })
@@ -144,6 +144,13 @@ describe("image families", () => {
     expect(inferImageFamily("anthropic", "claude")).toBeUndefined()
     expect(imageFamilyOf(model({ family: "dall-e-3" }))).toBe("dall-e-3")
     expect(imageFamilyOf(model())).toBe("gpt-image")
+  })
+
+  it("decide the response format a request leaves out: url, except base64 for GPT image models as on OpenAI", () => {
+    expect(imageResponseFormat({}, model({ family: "dall-e-3" }))).toBe("url")
+    expect(imageResponseFormat({}, model({ family: "gemini" }))).toBe("url")
+    expect(imageResponseFormat({}, model({ family: "gpt-image" }))).toBe("b64_json")
+    expect(imageResponseFormat({ responseFormat: "url" }, model({ family: "gpt-image" }))).toBe("url")
   })
 })
 

@@ -6,6 +6,7 @@ import type { GatewayError } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
 import { type ImageMime, sniffImageMime } from "../../Domain/ImageBytes.ts"
 import { checkImageAsk } from "../../Domain/ImageGate.ts"
+import { imageResponseFormat } from "../../Domain/ImageModel.ts"
 import type { ImageJob, ImageRequest } from "../../Domain/ImageRequest.ts"
 import type { GeneratedImage, ImageResult } from "../../Domain/ImageResult.ts"
 import { type ImageObjectWire, imagesUsageWire, reportedSettings, tokenUsageWire } from "../../Domain/ImageResultWire.ts"
@@ -69,8 +70,8 @@ export class Images extends Context.Service<
       const withRevised = <A extends object>(image: GeneratedImage, object: A): A & { revised_prompt?: string } =>
         image.revisedPrompt === undefined ? object : { ...object, revised_prompt: image.revisedPrompt }
 
-      const dataOf = (request: ImageRequest, result: ImageResult, served: Served, projectId: string, baseUrl: string) =>
-        request.responseFormat === "url"
+      const dataOf = (format: "url" | "b64_json", result: ImageResult, served: Served, projectId: string, baseUrl: string) =>
+        format === "url"
           ? Effect.flatMap(Effect.forEach(result.images, (image) => bytesOf(image, served), { concurrency: 4 }), (images) =>
             Effect.map(links.publish(projectId, images, baseUrl), (urls) =>
               result.images.map((image, i): ImageObjectWire => withRevised(image, { url: urls[i]! }))))
@@ -89,7 +90,7 @@ export class Images extends Context.Service<
         meter.served = served
         meter.units = result.images.length
         if (result.usage !== undefined) meter.usage = { promptTokens: result.usage.inputTokens, completionTokens: result.usage.outputTokens }
-        const data = yield* dataOf(request, result, served, projectId, baseUrl)
+        const data = yield* dataOf(imageResponseFormat(request, model), result, served, projectId, baseUrl)
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         if (request.endpoint === "generations") {
           return { created, data, ...reportedSettings(result), ...(result.usage === undefined ? {} : { usage: tokenUsageWire(result.usage) }) }
