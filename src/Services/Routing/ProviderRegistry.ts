@@ -54,8 +54,8 @@ export const makeImageProvider = (config: ProviderConfig) => {
 }
 
 /**
- * Every configured provider's chat adapter, and an embeddings (image) adapter for each provider
- * an embedding (image) model is deployed on, built once at start-up with their own connection pools.
+ * Every configured provider's chat adapter, and an embeddings or image adapter for each provider
+ * an embedding or image model is deployed on, built once at start-up with their own connection pools.
  */
 export class ProviderRegistry extends Context.Service<
   ProviderRegistry,
