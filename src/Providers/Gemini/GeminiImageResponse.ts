@@ -88,5 +88,6 @@ export const imagesFromImagen = (body: unknown): GeminiImageAnswer => {
     else filtered ??= str(prediction["raiFilteredReason"])
   }
   if (images.length > 0) return { _tag: "Images", images }
-  return { _tag: "Refused", reason: filtered === undefined ? "every image was filtered" : "filtered" }
+  // `raiFilteredReason` is prose: only its presence is read, never its words.
+  return { _tag: "Refused", reason: filtered === undefined ? "no image came back" : "its safety filters removed every image" }
 }
