@@ -12,6 +12,8 @@ import { DocumentResolver } from "./Services/Chat/DocumentResolver.ts"
 import { Embeddings } from "./Services/Embeddings/Embeddings.ts"
 import { Extractor } from "./Services/Files/Extractor.ts"
 import { Files } from "./Services/Files/Files.ts"
+import { ImageLinks } from "./Services/Images/ImageLinks.ts"
+import { Images } from "./Services/Images/Images.ts"
 import { FileStore } from "./Services/Files/FileStore.ts"
 import { ModelCatalog } from "./Services/Catalog/ModelCatalog.ts"
 import { NativeMemory } from "./Services/Runtime/NativeMemory.ts"
@@ -40,7 +42,10 @@ const DocumentsLive = DocumentResolver.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(FileStore.layer, Extractor.layer, UrlFetcher.layer))
 )
 
-export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer, Decisions.layer, WebTools.layer).pipe(
+// Images: links to stored images, and the use case that makes them through the router.
+const ImagesLive = Images.layer.pipe(Layer.provideMerge(ImageLinks.layer))
+
+export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer, Decisions.layer, WebTools.layer, ImagesLive).pipe(
   Layer.provideMerge(Layer.mergeAll(RoutingLive, DocumentsLive)),
   Layer.provideMerge(CoreLive)
 )

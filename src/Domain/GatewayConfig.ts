@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { DecisionMethod, DecisionSettings } from "./DecisionSettings.ts"
 import { ToolsSettings } from "./ToolsSettings.ts"
 import { UsageSettings } from "./UsageSettings.ts"
+import { ImageFamily, ImageSettings } from "./ImageSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -86,7 +87,18 @@ export const ImageOptions = Schema.Struct({
   resolutions: withDefault(Schema.Array(Schema.String), []),
   sizes: withDefault(Schema.Array(Schema.String), []),
   output_formats: withDefault(Schema.Array(Schema.String), []),
-  image_input: withDefault(Schema.Boolean, false)
+  image_input: withDefault(Schema.Boolean, false),
+  /** The upstream API semantics; inferred from the provider and model name when absent (`ImageModel.ts`). */
+  family: Schema.optionalKey(ImageFamily),
+  /** `/v1/images/generations` only: `style` and `background` values. */
+  styles: withDefault(Schema.Array(Schema.String), []),
+  backgrounds: withDefault(Schema.Array(Schema.String), []),
+  /** Largest `n` of one request. */
+  max_n: withDefault(PositiveInt, 1),
+  /** The model rewrites prompts (and reports `revised_prompt`). */
+  prompt_rewriting: withDefault(Schema.Boolean, false),
+  /** Most `input_references` of one request, when `image_input` is on. */
+  max_input_images: withDefault(PositiveInt, 1)
 })
 export type ImageOptions = typeof ImageOptions.Type
 
@@ -127,7 +139,9 @@ export const ServerSettings = Schema.Struct({
   /** SSE comment sent while an upstream stream is silent. */
   keepalive_seconds: withDefault(PositiveInt, 15),
   /** How often freed native memory is handed back to the system (glibc on Node 26.1+). 0: never. */
-  malloc_trim_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10)
+  malloc_trim_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10),
+  /** The gateway's address as clients reach it (links it hands out); unset: taken from each request's Host. */
+  public_base_url: Schema.optionalKey(HttpUrl)
 })
 export type ServerSettings = typeof ServerSettings.Type
 
@@ -210,6 +224,7 @@ export const GatewayConfig = Schema.Struct({
   auth: withDefault(AuthSettings, {}),
   usage: withDefault(UsageSettings, {}),
   decisions: withDefault(DecisionSettings, {}),
+  images: withDefault(ImageSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), []),
   tools: withDefault(ToolsSettings, {})

@@ -26,6 +26,8 @@ export const userId = (): string => `user_${randomToken(12)}`
 export const apiKeyId = (): string => `key_${randomToken(12)}`
 export const fileId = (): string => `file-${randomToken(18)}`
 export const toolCallId = (): string => `call_${randomToken(12)}`
+/** A generated image served by link: 144 random bits, so the link cannot be guessed. */
+export const imageId = (): string => `img_${randomToken(18)}`
 
 /** An API key secret: `sk-` and 256 bits of randomness. Shown once, stored only as a hash. */
 export const apiKeySecret = (): string => `sk-${randomBytes(32).toString("base64url")}`

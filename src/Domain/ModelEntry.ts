@@ -28,6 +28,12 @@ export interface ModelEntry {
     readonly image_resolutions?: ReadonlyArray<string>
     readonly image_sizes?: ReadonlyArray<string>
     readonly image_output_formats?: ReadonlyArray<string>
+    readonly image_styles?: ReadonlyArray<string>
+    readonly image_backgrounds?: ReadonlyArray<string>
+    readonly image_max_n?: number
+    readonly image_max_input_images?: number
+    readonly image_prompt_rewriting?: boolean
+    readonly image_family?: string
   }
   readonly pricing: {
     readonly currency: "USD"

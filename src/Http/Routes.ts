@@ -9,6 +9,7 @@ import { embeddingsRoutes } from "./EmbeddingsRoute.ts"
 import { filesRoutes } from "./FilesRoutes.ts"
 import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
+import { imagesRoutes } from "./ImagesRoutes.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
 import type { Method, Route, RouteSignature } from "./Route.ts"
 import { toolsRoutes } from "./ToolsRoutes.ts"
@@ -18,7 +19,16 @@ const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...
   groups.flat() as ReadonlyArray<Route<ServicesOf<G[number]>>>
 
 /** Every public route. Adding an endpoint means adding its routes here. */
-export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes, decisionsRoutes, toolsRoutes)
+export const routeTable = table(
+  healthRoutes,
+  modelsRoutes,
+  chatRoutes,
+  embeddingsRoutes,
+  filesRoutes,
+  decisionsRoutes,
+  toolsRoutes,
+  imagesRoutes
+)
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]

@@ -33,11 +33,14 @@ export interface UpstreamResponse {
  */
 export interface ProviderHttp {
   readonly provider: ProviderConfig
-  /** POST a JSON body and read the whole answer (non-streamed calls and error bodies). */
+  /**
+   * POST a JSON body and read the whole answer (non-streamed calls and error bodies). A binary
+   * body (a multipart upload) goes with its own `content-type` header.
+   */
   readonly postJson: (
     url: string,
     headers: Readonly<Record<string, string>>,
-    body: string
+    body: string | Uint8Array
   ) => Effect.Effect<UpstreamResponse & { readonly text: string }, GatewayError>
   /** POST and stream the answer; the body stream is bounded by first-byte, idle and total timeouts. */
   readonly postStream: (
@@ -158,9 +161,9 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
     }
 
     // One wait for the whole answer: headers and body usually come in the same read.
-    const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
+    const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array) =>
       Effect.withFiber((fiber) => exchangeJsonUntil(url, headers, body, fiber.getRef(RequestDeadline)))
-    const exchangeJsonUntil = (url: string, headers: Readonly<Record<string, string>>, body: string, deadlineAt: number | undefined) =>
+    const exchangeJsonUntil = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array, deadlineAt: number | undefined) =>
       Effect.callback<UpstreamResponse & { readonly text: string }, GatewayError>((resume) => {
         const target = targetOf(url)
         const exchange = new UpstreamExchange(id, timeouts, false, deadlineAt)
@@ -182,7 +185,7 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
         return Effect.sync(() => exchange.abort())
       })
 
-    const postJson = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
+    const postJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array) =>
       traced(url, headers, (all) => exchangeJson(url, all, body)).pipe(spans.span("ProviderHttp.postJson"))
 
     const postStream = (url: string, headers: Readonly<Record<string, string>>, body: string) =>

@@ -25,7 +25,7 @@ describe("errors, auth and catalogue over HTTP", () => {
           id: "org/img-model",
           kind: "image",
           deployments: [{ provider: "openai", model: "gpt-image-1" }],
-          image: { aspect_ratios: ["1:1", "16:9"], qualities: ["low", "high"] }
+          image: { aspect_ratios: ["1:1", "3:2"], qualities: ["low", "high"] }
         }
       ]
     }
@@ -52,7 +52,7 @@ describe("errors, auth and catalogue over HTTP", () => {
     })
     expect(typeof chat.created).toBe("number")
     const image = body.data.find((m: any) => m.id === "org/img-model")
-    expect(image.architecture).toMatchObject({ image_aspect_ratios: ["1:1", "16:9"], image_qualities: ["low", "high"], image_resolutions: [] })
+    expect(image.architecture).toMatchObject({ image_aspect_ratios: ["1:1", "3:2"], image_qualities: ["low", "high"], image_resolutions: [] })
   })
 
   it("retrieves one model, slashes included, and 404s an unknown one naming it", async () => {

@@ -12,6 +12,8 @@ export interface RecordedRequest {
   readonly headers: IncomingMessage["headers"]
   readonly body: unknown
   readonly rawBody: string
+  /** The body as received, for binary uploads (multipart) that text would mangle. */
+  readonly rawBytes: Buffer
 }
 
 export type Reply =
@@ -92,14 +94,15 @@ export class FakeUpstream {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Array<Buffer> = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const rawBody = Buffer.concat(chunks).toString("utf8")
+    const rawBytes = Buffer.concat(chunks)
+    const rawBody = rawBytes.toString("utf8")
     let body: unknown = rawBody
     try {
       body = JSON.parse(rawBody)
     } catch {
       // not JSON; keep the text
     }
-    const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, rawBody }
+    const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, rawBody, rawBytes }
     this.requests.push(recorded)
     let finished = false
     res.on("close", () => {

@@ -13,6 +13,15 @@ export interface ProviderProfile {
   readonly maxTokensField: "max_completion_tokens" | "max_tokens"
   /** Request fields the server rejects or ignores; a request using one gets a 400 naming it. */
   readonly unsupported: ReadonlyArray<string>
+  /** How its `/images/generations` takes dimensions and names base64 output. */
+  readonly image: ImageProfile
+}
+
+export interface ImageProfile {
+  /** `size: "WxH"` (OpenAI), separate integer `width` and `height`, or `aspect_ratio` plus a `resolution` token. */
+  readonly dimensions: "size" | "width_height" | "aspect_ratio"
+  /** The `response_format` value that asks for base64 images. */
+  readonly base64Format: string
 }
 
 const base: ProviderProfile = {
@@ -21,7 +30,8 @@ const base: ProviderProfile = {
   authScheme: "Bearer",
   streamOptions: true,
   maxTokensField: "max_completion_tokens",
-  unsupported: []
+  unsupported: [],
+  image: { dimensions: "size", base64Format: "b64_json" }
 }
 
 export const profiles: Readonly<Record<string, ProviderProfile>> = {
@@ -40,7 +50,10 @@ export const profiles: Readonly<Record<string, ProviderProfile>> = {
   // @see https://api-docs.deepseek.com/api/create-chat-completion
   deepseek: { ...base, name: "deepseek", maxTokensField: "max_tokens", unsupported: ["logit_bias", "n"] },
   // @see https://docs.together.ai/reference/chat-completions-1
-  together: { ...base, name: "together", maxTokensField: "max_tokens" },
+  // @see https://docs.together.ai/reference/post-images-generations
+  together: { ...base, name: "together", maxTokensField: "max_tokens", image: { dimensions: "width_height", base64Format: "base64" } },
+  // @see https://docs.x.ai/docs/guides/image-generation
+  xai: { ...base, name: "xai", maxTokensField: "max_tokens", image: { dimensions: "aspect_ratio", base64Format: "b64_json" } },
   // @see https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html
   vllm: { ...base, name: "vllm", maxTokensField: "max_tokens" },
   // @see https://github.com/ollama/ollama/blob/main/docs/openai.md

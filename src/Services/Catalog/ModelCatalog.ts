@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import { decisionMethodOf } from "../../Domain/DecisionModel.ts"
 import type { ModelConfig, ModelKind, ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError, unknownModel } from "../../Domain/GatewayError.ts"
+import { imageFamilyOf, imageOptionsOf } from "../../Domain/ImageModel.ts"
 import type { ModelEntry } from "../../Domain/ModelEntry.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 
@@ -42,15 +43,21 @@ const modalities = (model: ModelConfig): ModelEntry["architecture"] => {
     case "transcription":
       return { input_modalities: ["audio"], output_modalities: ["text"] }
     case "image": {
-      const image = model.image
+      const image = imageOptionsOf(model)
       return {
-        input_modalities: image?.image_input === true ? ["text", "image"] : ["text"],
+        input_modalities: image.image_input ? ["text", "image"] : ["text"],
         output_modalities: ["image"],
-        image_aspect_ratios: image?.aspect_ratios ?? [],
-        image_qualities: image?.qualities ?? [],
-        image_resolutions: image?.resolutions ?? [],
-        image_sizes: image?.sizes ?? [],
-        image_output_formats: image?.output_formats ?? []
+        image_aspect_ratios: image.aspect_ratios,
+        image_qualities: image.qualities,
+        image_resolutions: image.resolutions,
+        image_sizes: image.sizes,
+        image_output_formats: image.output_formats,
+        image_styles: image.styles,
+        image_backgrounds: image.backgrounds,
+        image_max_n: image.max_n,
+        image_max_input_images: image.image_input ? image.max_input_images : 0,
+        image_prompt_rewriting: image.prompt_rewriting,
+        image_family: imageFamilyOf(model)
       }
     }
   }

@@ -12,6 +12,7 @@ import { decisionModelProblem } from "../../Domain/DecisionModel.ts"
 import { GatewayConfig } from "../../Domain/GatewayConfig.ts"
 import { profileFor, profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
 import { AppConfig } from "./AppConfig.ts"
+import { imageModelProblem, withImageFamilies } from "./ImageModelCheck.ts"
 
 /** A config file that cannot be used. `toString` is the single line printed at start-up. */
 export class ConfigLoadError extends Data.TaggedError("ConfigLoadError")<{
@@ -131,7 +132,7 @@ export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<st
     )
     const problem = crossCheck(config)
     if (problem !== undefined) return yield* new ConfigLoadError({ file, ...problem })
-    return config
+    return withImageFamilies(config)
   })
 
 /** Anthropic has no token probabilities; some compatible servers refuse the fields (their profile says so). */
@@ -179,6 +180,8 @@ const crossCheck = (config: GatewayConfig): { path: string; problem: string } | 
     }
     const decision = decisionModelProblem(model, (id) => returnsLogprobs(providers.get(id)))
     if (decision !== undefined) return { path: `models[${i}].${decision.field}`, problem: decision.problem }
+    const image = imageModelProblem(model, i, providers)
+    if (image !== undefined) return image
   }
   for (const [i, model] of config.models.entries()) {
     for (const [j, fallback] of model.fallbacks.entries()) {

@@ -4,6 +4,9 @@ import * as Layer from "effect/Layer"
 import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import type { ChatProvider } from "../../Providers/ChatProvider.ts"
 import type { EmbeddingProvider } from "../../Providers/EmbeddingProvider.ts"
+import type { ImageProvider } from "../../Providers/ImageProvider.ts"
+import { makeGeminiImageProvider } from "../../Providers/Gemini/GeminiImageAdapter.ts"
+import { makeOpenAiImageProvider } from "../../Providers/OpenAi/OpenAiImageAdapter.ts"
 import { makeAnthropicProvider } from "../../Providers/Anthropic/AnthropicAdapter.ts"
 import { makeGeminiProvider } from "../../Providers/Gemini/GeminiAdapter.ts"
 import { makeGeminiEmbeddingProvider } from "../../Providers/Gemini/GeminiEmbeddingAdapter.ts"
@@ -37,15 +40,29 @@ export const makeEmbeddingProvider = (config: ProviderConfig) => {
   }
 }
 
+/** The image adapter of one configured provider, by its kind; Anthropic has no image API. */
+export const makeImageProvider = (config: ProviderConfig) => {
+  switch (config.kind) {
+    case "openai":
+    case "openai-compatible":
+      return makeOpenAiImageProvider(config)
+    case "gemini":
+      return makeGeminiImageProvider(config)
+    case "anthropic":
+      return Effect.succeed(undefined)
+  }
+}
+
 /**
- * Every configured provider's chat adapter, and an embeddings adapter for each provider an
- * embedding model is deployed on, built once at start-up with their own connection pools.
+ * Every configured provider's chat adapter, and an embeddings or image adapter for each provider
+ * an embedding or image model is deployed on, built once at start-up with their own connection pools.
  */
 export class ProviderRegistry extends Context.Service<
   ProviderRegistry,
   {
     readonly chat: (providerId: string) => ChatProvider | undefined
     readonly embedding: (providerId: string) => EmbeddingProvider | undefined
+    readonly image: (providerId: string) => ImageProvider | undefined
   }
 >()("gateway/ProviderRegistry") {
   static readonly layer = Layer.effect(
@@ -64,16 +81,28 @@ export class ProviderRegistry extends Context.Service<
         const adapter = yield* makeEmbeddingProvider(provider)
         if (adapter !== undefined) embedding.set(provider.id, adapter)
       }
-      return ProviderRegistry.of({ chat: (id) => chat.get(id), embedding: (id) => embedding.get(id) })
+      const drawing = new Set(config.models.filter((m) => m.kind === "image").flatMap((m) => m.deployments.map((d) => d.provider)))
+      const image = new Map<string, ImageProvider>()
+      for (const provider of config.providers) {
+        if (!drawing.has(provider.id)) continue
+        const adapter = yield* makeImageProvider(provider)
+        if (adapter !== undefined) image.set(provider.id, adapter)
+      }
+      return ProviderRegistry.of({ chat: (id) => chat.get(id), embedding: (id) => embedding.get(id), image: (id) => image.get(id) })
     })
   )
   /** For tests: providers given directly. */
-  static readonly fromProviders = (providers: ReadonlyArray<ChatProvider>, embedders: ReadonlyArray<EmbeddingProvider> = []) =>
+  static readonly fromProviders = (
+    providers: ReadonlyArray<ChatProvider>,
+    embedders: ReadonlyArray<EmbeddingProvider> = [],
+    images: ReadonlyArray<ImageProvider> = []
+  ) =>
     Layer.succeed(
       ProviderRegistry,
       ProviderRegistry.of({
         chat: (id) => providers.find((p) => p.id === id),
-        embedding: (id) => embedders.find((p) => p.id === id)
+        embedding: (id) => embedders.find((p) => p.id === id),
+        image: (id) => images.find((p) => p.id === id)
       })
     )
 }

@@ -10,12 +10,16 @@ import type { ChatRequest } from "../../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { EmbeddingRequest } from "../../Domain/EmbeddingRequest.ts"
 import type { EmbeddingResult } from "../../Domain/EmbeddingResult.ts"
+import { imageFamilyOf } from "../../Domain/ImageModel.ts"
+import type { ImageJob } from "../../Domain/ImageRequest.ts"
+import type { ImageResult } from "../../Domain/ImageResult.ts"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import type { ChatProvider } from "../../Providers/ChatProvider.ts"
 import { DeploymentHealth } from "./DeploymentHealth.ts"
 import { embeddingRoutes } from "./EmbeddingRoutes.ts"
+import { imageRoutes } from "./ImageRoutes.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
@@ -49,6 +53,12 @@ export class ProviderRouter extends Context.Service<
       request: EmbeddingRequest,
       log: AttemptLog
     ) => Effect.Effect<{ readonly result: EmbeddingResult; readonly served: Served }, GatewayError>
+    /** Image generation over the same routed call; fallbacks only to models whose catalogue accepts the job's options. */
+    readonly images: (
+      model: ModelConfig,
+      job: ImageJob,
+      log: AttemptLog
+    ) => Effect.Effect<{ readonly result: ImageResult; readonly served: Served }, GatewayError>
   }
 >()("gateway/ProviderRouter") {
   static readonly layer = Layer.effect(
@@ -168,7 +178,19 @@ export class ProviderRouter extends Context.Service<
               model: candidate.model
             }))).pipe(spans.span("ProviderRouter.embed"))
 
-      return ProviderRouter.of({ complete, stream, embed })
+      // A Gemini image job is several calls: each attempt is watched, like embeddings.
+      const imageCalls = { ...calls, honoursDeadline: () => false }
+      const images = (model: ModelConfig, job: ImageJob, log: AttemptLog) =>
+        Effect.flatMap(plannerOf(imageRoutes(model, job, findModel, registry.image)), (planner) =>
+          // `imageRoutes` kept only deployments whose provider has an image adapter.
+          routedCall(imageCalls, model, planner, log, (candidate) =>
+            registry.image(candidate.deployment.provider)!.generate(job, {
+              upstreamModel: candidate.deployment.model,
+              model: candidate.model,
+              family: imageFamilyOf(candidate.model)
+            }))).pipe(spans.span("ProviderRouter.images"))
+
+      return ProviderRouter.of({ complete, stream, embed, images })
     })
   )
 }

@@ -5,6 +5,7 @@ import extractionCache from "./migrations/0003_extraction_cache.ts"
 import deploymentHealth from "./migrations/0004_deployment_health.ts"
 import files from "./migrations/0005_files.ts"
 import usageLedgerSafety from "./migrations/0006_usage_ledger_safety.ts"
+import generatedImages from "./migrations/0008_generated_images.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -13,7 +14,8 @@ export const migrations = Migrator.fromRecord({
   "0003_extraction_cache": extractionCache,
   "0004_deployment_health": deploymentHealth,
   "0005_files": files,
-  "0006_usage_ledger_safety": usageLedgerSafety
+  "0006_usage_ledger_safety": usageLedgerSafety,
+  "0008_generated_images": generatedImages
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })
