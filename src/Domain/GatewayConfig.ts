@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { AudioSettings, TimestampGranularity, TranscriptionFormat } from "./AudioSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -73,7 +74,11 @@ export const Capabilities = Schema.Struct({
   max_output_tokens: Schema.optionalKey(PositiveInt),
   /** Embedding models: output size, and whether `dimensions` may shorten it. */
   dimensions: Schema.optionalKey(PositiveInt),
-  matryoshka: withDefault(Schema.Boolean, false)
+  matryoshka: withDefault(Schema.Boolean, false),
+  /** Transcription models: what the upstream model itself can produce (see AudioSettings.ts). */
+  response_formats: withDefault(Schema.Array(TranscriptionFormat), ["json"]),
+  timestamp_granularities: withDefault(Schema.Array(TimestampGranularity), []),
+  translation: withDefault(Schema.Boolean, false)
 })
 export type Capabilities = typeof Capabilities.Type
 
@@ -209,6 +214,7 @@ export const GatewayConfig = Schema.Struct({
   routing: withDefault(RoutingSettings, {}),
   files: withDefault(FilesSettings, {}),
   fetch: withDefault(FetchSettings, {}),
+  audio: withDefault(AudioSettings, {}),
   auth: withDefault(AuthSettings, {}),
   usage: withDefault(UsageSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),

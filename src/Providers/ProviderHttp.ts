@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream"
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
@@ -20,6 +21,17 @@ import { RequestDeadline } from "./RequestDeadline.ts"
 import { makeSseDecoder } from "./SseDecoder.ts"
 import { UpstreamExchange } from "./UpstreamExchange.ts"
 
+/** A request body: text, bytes, or a stream made afresh for each attempt (a file read from disk). */
+export type UpstreamBody = string | Uint8Array | Readable
+
+export interface UpstreamRequest {
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly url: string
+  /** Sent as they are: the caller sets the content type (and length, for a stream). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: UpstreamBody
+}
+
 export interface UpstreamResponse {
   readonly status: number
   readonly header: (name: string) => string | undefined
@@ -37,6 +49,8 @@ export interface ProviderHttp {
     headers: Readonly<Record<string, string>>,
     body: string
   ) => Effect.Effect<UpstreamResponse & { readonly text: string }, GatewayError>
+  /** Any method and body (multipart uploads, files streamed from disk); reads the whole answer. */
+  readonly send: (request: UpstreamRequest) => Effect.Effect<UpstreamResponse & { readonly text: string }, GatewayError>
   /** POST and stream the answer; the body stream is bounded by first-byte, idle and total timeouts. */
   readonly postStream: (
     url: string,
@@ -127,12 +141,13 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
     const traced = <A>(
       url: string,
       headers: Readonly<Record<string, string>>,
-      call: (headers: Readonly<Record<string, string>>) => Effect.Effect<A & { status: number }, GatewayError>
+      call: (headers: Readonly<Record<string, string>>) => Effect.Effect<A & { status: number }, GatewayError>,
+      method = "POST"
     ): Effect.Effect<A & { status: number }, GatewayError> => {
       if (!spans.enabled) return call(headers)
       const target = targetOf(url).url
-      return Effect.useSpan("POST", { kind: "client" }, (span: Tracer.Span) => {
-        span.attribute("http.request.method", "POST")
+      return Effect.useSpan(method, { kind: "client" }, (span: Tracer.Span) => {
+        span.attribute("http.request.method", method)
         span.attribute("url.full", `${target.origin}${target.pathname}`)
         span.attribute("server.address", target.hostname)
         span.attribute("server.port", Number(target.port || (target.protocol === "https:" ? 443 : 80)))
@@ -145,8 +160,10 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
 
     // One wait for the whole answer: headers and body usually come in the same read.
     const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
-      Effect.withFiber((fiber) => exchangeJsonUntil(url, headers, body, fiber.getRef(RequestDeadline)))
-    const exchangeJsonUntil = (url: string, headers: Readonly<Record<string, string>>, body: string, deadlineAt: number | undefined) =>
+      exchangeWhole({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, body })
+    const exchangeWhole = (request: UpstreamRequest) =>
+      Effect.withFiber((fiber) => exchangeWholeUntil(request, fiber.getRef(RequestDeadline)))
+    const exchangeWholeUntil = ({ method, url, headers, body }: UpstreamRequest, deadlineAt: number | undefined) =>
       Effect.callback<UpstreamResponse & { readonly text: string }, GatewayError>((resume) => {
         const target = targetOf(url)
         const exchange = new UpstreamExchange(id, timeouts, false, deadlineAt)
@@ -161,15 +178,15 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
           resume(Effect.succeed({ status: exchange.status, header: headerOf(exchange), text }))
         }
         exchange.onHead = settle
-        dispatcher.dispatch(
-          { origin: target.origin, path: target.path, method: "POST", headers: { "content-type": "application/json", ...headers }, body },
-          exchange
-        )
+        dispatcher.dispatch({ origin: target.origin, path: target.path, method, headers, body: body ?? null }, exchange)
         return Effect.sync(() => exchange.abort())
       })
 
     const postJson = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
       traced(url, headers, (all) => exchangeJson(url, all, body)).pipe(spans.span("ProviderHttp.postJson"))
+
+    const send = (request: UpstreamRequest) =>
+      traced(request.url, request.headers, (all) => exchangeWhole({ ...request, headers: all }), request.method).pipe(spans.span("ProviderHttp.send"))
 
     const postStream = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
       traced(url, headers, (all) =>
@@ -180,7 +197,7 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
         }))
       ).pipe(spans.span("ProviderHttp.postStream"))
 
-    return { provider, postJson, postStream } satisfies ProviderHttp
+    return { provider, postJson, send, postStream } satisfies ProviderHttp
   })
 
 /**
