@@ -5,6 +5,7 @@ import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
+import { Transcriptions } from "./Services/Audio/Transcriptions.ts"
 import { DatabaseLive } from "./Services/Storage/Database.ts"
 import { DeploymentHealth } from "./Services/Routing/DeploymentHealth.ts"
 import { DocumentResolver } from "./Services/Chat/DocumentResolver.ts"
@@ -38,7 +39,7 @@ const DocumentsLive = DocumentResolver.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(FileStore.layer, Extractor.layer, UrlFetcher.layer))
 )
 
-export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer).pipe(
+export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer, Transcriptions.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(RoutingLive, DocumentsLive)),
   Layer.provideMerge(CoreLive)
 )

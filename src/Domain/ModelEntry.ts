@@ -39,4 +39,10 @@ export interface ModelEntry {
     readonly per_request?: number
   }
   readonly dimensions?: number
+  /** Transcription models: what a client may ask of them (formats the gateway can serve, built ones included). */
+  readonly transcription?: {
+    readonly response_formats: ReadonlyArray<string>
+    readonly timestamp_granularities: ReadonlyArray<string>
+    readonly translation: boolean
+  }
 }

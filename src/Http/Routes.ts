@@ -3,6 +3,7 @@ import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { GatewayError, MethodNotAllowed } from "../Domain/GatewayError.ts"
+import { audioRoutes } from "./AudioRoutes.ts"
 import { chatRoutes } from "./ChatCompletionsRoute.ts"
 import { embeddingsRoutes } from "./EmbeddingsRoute.ts"
 import { filesRoutes } from "./FilesRoutes.ts"
@@ -16,7 +17,7 @@ const table = <const G extends ReadonlyArray<ReadonlyArray<Route<unknown>>>>(...
   groups.flat() as ReadonlyArray<Route<ServicesOf<G[number]>>>
 
 /** Every public route. Adding an endpoint means adding its routes here. */
-export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes)
+export const routeTable = table(healthRoutes, modelsRoutes, chatRoutes, embeddingsRoutes, filesRoutes, audioRoutes)
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 
 const methods: ReadonlyArray<Method> = ["GET", "POST", "DELETE"]

@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import type { ModelConfig, ModelKind, ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError, unknownModel } from "../../Domain/GatewayError.ts"
 import type { ModelEntry } from "../../Domain/ModelEntry.ts"
+import { servableFormats } from "../../Domain/TranscriptionGate.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 
 export interface CatalogModel {
@@ -78,7 +79,16 @@ export const toEntry = (model: ModelConfig, providers: ReadonlyMap<string, Provi
     },
     architecture: modalities(model),
     pricing: { currency: "USD", ...model.pricing },
-    ...(c.dimensions === undefined ? {} : { dimensions: c.dimensions })
+    ...(c.dimensions === undefined ? {} : { dimensions: c.dimensions }),
+    ...(model.kind === "transcription"
+      ? {
+        transcription: {
+          response_formats: servableFormats(model),
+          timestamp_granularities: c.timestamp_granularities,
+          translation: c.translation
+        }
+      }
+      : {})
   }
 }
 
