@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import type { TranscriptionRequest, TranscriptionTask } from "../Domain/Transcription.ts"
@@ -25,6 +26,9 @@ const notMultipart = (contentType: string) =>
 const readAudioForm = (task: TranscriptionTask) =>
   Effect.gen(function*() {
     const service = yield* Transcriptions
+    // The request's scope: the multipart stream runs its parts in a scope of its own, which
+    // closes when the form is read, and the temporary file must outlive that.
+    const scope = yield* Effect.scope
     let upload: StagedAudio | undefined
     const { fields } = yield* readMultipartForm({
       fileField: "file",
@@ -32,9 +36,12 @@ const readAudioForm = (task: TranscriptionTask) =>
       tooLarge: () => service.tooLarge(),
       notMultipart,
       onFile: (file) =>
-        Effect.map(service.stageUpload(file.filename, file.content), (staged) => {
-          upload = staged
-        })
+        service.stageUpload(file.filename, file.content).pipe(
+          Effect.provideService(Scope.Scope, scope),
+          Effect.map((staged) => {
+            upload = staged
+          })
+        )
     })
     const request = decodeTranscriptionFields(task, fields)
     if (request instanceof GatewayError) return yield* request

@@ -51,7 +51,7 @@ export const stageStream = <E>(
         return Effect.tryPromise({ try: () => handle.write(chunk), catch: unwritable })
       }),
       Effect.andThen(Effect.tryPromise({ try: () => handle.close(), catch: unwritable })),
-      Effect.as({ path, bytes, filename })
+      Effect.map(() => ({ path, bytes, filename }))
     )
   })
 

@@ -84,7 +84,10 @@ export const toEntry = (model: ModelConfig, providers: ReadonlyMap<string, Provi
       ? {
         transcription: {
           response_formats: servableFormats(model),
-          timestamp_granularities: c.timestamp_granularities,
+          // Segments come with every verbose_json; words only from an upstream that has them.
+          timestamp_granularities: servableFormats(model).includes("verbose_json")
+            ? ["segment", ...c.timestamp_granularities.filter((g) => g === "word")]
+            : [],
           translation: c.translation
         }
       }
