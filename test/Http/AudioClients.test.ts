@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { createOpenAI } from "@ai-sdk/openai"
+import { experimental_transcribe as transcribe } from "ai"
 import { toFile } from "openai"
 import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import {
@@ -85,6 +87,18 @@ describe("speech to text through clients", () => {
       const error = await client.audio.transcriptions.create({ file: await wav(), model: "whisper-1", language: "zz" }).catch((e: unknown) => e)
       expect(error).toMatchObject({ status: 400, param: "language" })
     })
+  })
+
+  it("the Vercel AI SDK's transcribe (verbose_json with segment timestamps), with the gateway's measured duration", async () => {
+    const provider = createOpenAI({ apiKey: gw.key.secret, baseURL: `${gw.url}/v1` })
+    const result = await transcribe({ model: provider.transcription("whisper-1"), audio: new Uint8Array(fixtureBytes("audio/speech.flac")), maxRetries: 0 })
+    expect(result.text).toBe(spoken)
+    expect(result.segments.map((s) => s.text)).toEqual([" Quartz falcon,", " seven three one nine."])
+    expect(result.durationInSeconds).toBe(fixture("audio/speech.flac").duration_seconds)
+    expect(result.language).toBe("en")
+    const sent = await uploadedForm(openai.requests[0]!)
+    expect(sent.fields).toMatchObject({ response_format: ["verbose_json"], "timestamp_granularities[]": ["segment"] })
+    expect(sent.file!.bytes.equals(fixtureBytes("audio/speech.flac"))).toBe(true)
   })
 
   describe("url", () => {
