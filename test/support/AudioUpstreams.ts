@@ -102,7 +102,7 @@ export const whisperVtt = "WEBVTT\n\n00:00:00.000 --> 00:00:01.400\nQuartz falco
 export const openAiTranscription = (request: RecordedRequest): Reply => {
   const format = formField(request, "response_format")[0] ?? "json"
   const translate = request.url.endsWith("/translations")
-  const text = (format: "text" | "srt" | "vtt", body: string): Reply => ({
+  const text = (body: string): Reply => ({
     kind: "raw",
     status: 200,
     body,
@@ -110,11 +110,11 @@ export const openAiTranscription = (request: RecordedRequest): Reply => {
   })
   switch (format) {
     case "text":
-      return text("text", `${spoken}\n`)
+      return text(`${spoken}\n`)
     case "srt":
-      return text("srt", whisperSrt)
+      return text(whisperSrt)
     case "vtt":
-      return text("vtt", whisperVtt)
+      return text(whisperVtt)
     case "verbose_json": {
       const granularities = formField(request, "timestamp_granularities[]")
       const words = granularities.includes("word")
