@@ -110,6 +110,28 @@ describe("subtitles", () => {
     expect(toVtt([])).toBe("WEBVTT\n\n")
   })
 
+  const Seconds = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 400_000 }))
+  const Segments = Schema.Array(Schema.Struct({ id: Schema.Int, start: Seconds, end: Seconds, text: Schema.String }))
+  const parse = (time: string) => {
+    const [h, m, s, ms] = time.split(/[:,.]/).map(Number)
+    return h! * 3600 + m! * 60 + s! + ms! / 1000
+  }
+
+  it.prop("every segment is one cue, its times to the millisecond, never ending before it starts", { segments: Segments }, ({ segments }) => {
+    for (const [text, pattern] of [
+      [toSrt(segments), /^(\d{2,}:\d{2}:\d{2},\d{3}) --> (\d{2,}:\d{2}:\d{2},\d{3})$/gm],
+      [toVtt(segments), /^(\d{2,}:\d{2}:\d{2}\.\d{3}) --> (\d{2,}:\d{2}:\d{2}\.\d{3})$/gm]
+    ] as const) {
+      const cues = [...text.matchAll(pattern)]
+      if (cues.length !== segments.length) return false
+      for (const [i, cue] of cues.entries()) {
+        const start = parse(cue[1]!)
+        if (Math.abs(start - segments[i]!.start) > 0.0005 || parse(cue[2]!) < start) return false
+      }
+    }
+    return true
+  })
+
   it("never a cue that ends before it starts, nor a negative time", () => {
     expect(toSrt([{ id: 0, start: 2, end: 1, text: "x" }])).toContain("00:00:02,000 --> 00:00:02,000")
     expect(subtitleTime(-3, ",")).toBe("00:00:00,000")

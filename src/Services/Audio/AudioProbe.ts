@@ -100,7 +100,8 @@ const sniffMime: Readonly<Record<AudioFormat, string>> = {
  */
 export const probeAudio = async (path: string, filename: string): Promise<ProbeResult> => {
   const size = (await stat(path)).size
-  const sniffed = size === 0 ? undefined : await fileTypeFromFile(path, { mpegOffsetTolerance: 10 })
+  // A signature reader that trips over damaged bytes has recognised nothing.
+  const sniffed = size === 0 ? undefined : await fileTypeFromFile(path, { mpegOffsetTolerance: 10 }).catch(() => undefined)
   const classified = classifyAudio({ filename, size, sniffed: sniffed?.ext })
   if (classified._tag === "Rejected") return reject(classified.kind, classified.message)
   const format = classified.format
