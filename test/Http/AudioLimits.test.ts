@@ -120,6 +120,24 @@ describe("the 25 MB audio limit", () => {
     expect(openai.requests).toHaveLength(0)
   })
 
+  it("a client that goes away mid-upload leaves no temporary file behind", async () => {
+    const req = request(`${gw.url}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { ...gw.auth(), "content-type": "multipart/form-data; boundary=b", "transfer-encoding": "chunked" }
+    })
+    req.on("error", () => undefined)
+    req.write(`--b\r\nContent-Disposition: form-data; name="file"; filename="cut.wav"\r\nContent-Type: audio/wav\r\n\r\n`)
+    req.write(fixtureBytes("audio/speech.wav"))
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10))
+      return done()
+    }
+    expect(await until(() => readdirSync(tempDir).length === 1)).toBe(true)
+    req.destroy()
+    expect(await until(() => readdirSync(tempDir).length === 0)).toBe(true)
+    expect(openai.requests).toHaveLength(0)
+  })
+
   it("a file within the limit goes through, and its temporary file is gone once the answer is sent", async () => {
     const form = new FormData()
     form.append("model", "whisper-1")
