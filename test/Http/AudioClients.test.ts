@@ -164,16 +164,22 @@ describe("speech to text through clients", () => {
     })
     expect(res.status).toBe(200)
     await res.arrayBuffer()
-    await new Promise((r) => setTimeout(r, 50))
-    const rows = await gw.runtime.runPromise(
-      Effect.gen(function*() {
-        yield* (yield* UsageLedger).flush
-        const sql = yield* SqlClient.SqlClient
-        return yield* sql<Record<string, unknown>>`SELECT d.name AS endpoint, e.status, e.units, e.cost_nano_usd, m.name AS used_model
-          FROM usage_events e JOIN api_keys k ON k.seq = e.key_seq JOIN usage_endpoints d ON d.id = e.endpoint
-          LEFT JOIN usage_labels m ON m.id = e.used_model WHERE k.id = ${fresh.keyId}`
-      })
-    )
+    // The event is written when the request's scope closes, just after the answer is sent.
+    const read = () =>
+      gw.runtime.runPromise(
+        Effect.gen(function*() {
+          yield* (yield* UsageLedger).flush
+          const sql = yield* SqlClient.SqlClient
+          return yield* sql<Record<string, unknown>>`SELECT d.name AS endpoint, e.status, e.units, e.cost_nano_usd, m.name AS used_model
+            FROM usage_events e JOIN api_keys k ON k.seq = e.key_seq JOIN usage_endpoints d ON d.id = e.endpoint
+            LEFT JOIN usage_labels m ON m.id = e.used_model WHERE k.id = ${fresh.keyId}`
+        })
+      )
+    let rows = await read()
+    for (let i = 0; i < 100 && rows.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      rows = await read()
+    }
     const seconds = Math.ceil(entry.duration_seconds!)
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ endpoint: "audio", status: 200, used_model: "whisper-1" })
