@@ -5,6 +5,7 @@ import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
+import { Transcriptions } from "./Services/Audio/Transcriptions.ts"
 import { DatabaseLive } from "./Services/Storage/Database.ts"
 import { Decisions } from "./Services/Decisions/Decisions.ts"
 import { DeploymentHealth } from "./Services/Routing/DeploymentHealth.ts"
@@ -45,7 +46,14 @@ const DocumentsLive = DocumentResolver.layer.pipe(
 // Images: links to stored images, and the use case that makes them through the router.
 const ImagesLive = Images.layer.pipe(Layer.provideMerge(ImageLinks.layer))
 
-export const ServicesLive = Layer.mergeAll(ChatCompletions.layer, Embeddings.layer, Decisions.layer, WebTools.layer, ImagesLive).pipe(
+export const ServicesLive = Layer.mergeAll(
+  ChatCompletions.layer,
+  Embeddings.layer,
+  Decisions.layer,
+  WebTools.layer,
+  ImagesLive,
+  Transcriptions.layer
+).pipe(
   Layer.provideMerge(Layer.mergeAll(RoutingLive, DocumentsLive)),
   Layer.provideMerge(CoreLive)
 )

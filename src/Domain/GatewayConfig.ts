@@ -4,6 +4,7 @@ import { DecisionMethod, DecisionSettings } from "./DecisionSettings.ts"
 import { ToolsSettings } from "./ToolsSettings.ts"
 import { UsageSettings } from "./UsageSettings.ts"
 import { ImageFamily, ImageSettings } from "./ImageSettings.ts"
+import { AudioSettings, TimestampGranularity, TranscriptionFormat } from "./AudioSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -77,7 +78,11 @@ export const Capabilities = Schema.Struct({
   max_output_tokens: Schema.optionalKey(PositiveInt),
   /** Embedding models: output size, and whether `dimensions` may shorten it. */
   dimensions: Schema.optionalKey(PositiveInt),
-  matryoshka: withDefault(Schema.Boolean, false)
+  matryoshka: withDefault(Schema.Boolean, false),
+  /** Transcription models: what the upstream model itself can produce (see AudioSettings.ts). */
+  response_formats: withDefault(Schema.Array(TranscriptionFormat), ["json"]),
+  timestamp_granularities: withDefault(Schema.Array(TimestampGranularity), []),
+  translation: withDefault(Schema.Boolean, false)
 })
 export type Capabilities = typeof Capabilities.Type
 
@@ -221,6 +226,7 @@ export const GatewayConfig = Schema.Struct({
   routing: withDefault(RoutingSettings, {}),
   files: withDefault(FilesSettings, {}),
   fetch: withDefault(FetchSettings, {}),
+  audio: withDefault(AudioSettings, {}),
   auth: withDefault(AuthSettings, {}),
   usage: withDefault(UsageSettings, {}),
   decisions: withDefault(DecisionSettings, {}),

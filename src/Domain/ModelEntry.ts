@@ -48,4 +48,10 @@ export interface ModelEntry {
   readonly dimensions?: number
   /** Decision models: whether answers come from token probabilities or sampled labels. */
   readonly decision_method?: DecisionMethod
+  /** Transcription models: what a client may ask of them (formats the gateway can serve, built ones included). */
+  readonly transcription?: {
+    readonly response_formats: ReadonlyArray<string>
+    readonly timestamp_granularities: ReadonlyArray<string>
+    readonly translation: boolean
+  }
 }

@@ -1,17 +1,14 @@
-import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
-import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as Multipart from "effect/http/Multipart"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { FilePurpose, maxExpirySeconds, minExpirySeconds } from "../Domain/StoredFile.ts"
 import { type FileFields, Files, type StagedFile } from "../Services/Files/Files.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
+import { readMultipartForm } from "./MultipartForm.ts"
 import { route } from "./Route.ts"
 
 const files = { filesEndpoint: true } as const
@@ -56,47 +53,30 @@ const upload = withUser(
   Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const service = yield* Files
-    const request = yield* HttpServerRequest.HttpServerRequest
     const maxBytes = (yield* GatewayConfigFile).config.files.max_upload_mb * 1024 * 1024
-    const contentType = request.headers["content-type"] ?? ""
-    if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
-      return yield* GatewayError.invalid("Uploads must be multipart/form-data with a 'file' and a 'purpose'.", "file")
-    }
-    // The form around the file is small; everything past the file limit plus 1 MB is refused early.
-    const bodyLimit = maxBytes + 1024 * 1024
-    if (Number(request.headers["content-length"] ?? 0) > bodyLimit) {
-      return yield* GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
-    }
-    const fields: Record<string, string> = {}
+    const tooLarge = () => GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
     let staged: StagedFile | undefined
-    const consume = request.multipartStream.pipe(
-      Stream.runForEach((part) =>
-        Effect.gen(function* () {
-          if (part._tag === "Field") {
-            fields[part.key] = part.value
-            return
+    const form = readMultipartForm({
+      fileField: "file",
+      maxFileBytes: maxBytes,
+      tooLarge,
+      notMultipart: () => GatewayError.invalid("Uploads must be multipart/form-data with a 'file' and a 'purpose'.", "file"),
+      onFile: (file) =>
+        Effect.map(
+          service.stage(principal, { filename: file.filename === "" ? "upload" : file.filename, contentType: file.contentType || "application/octet-stream" }, file.content),
+          (stored) => {
+            staged = stored
           }
-          if (part.key !== "file") return yield* GatewayError.invalid(`Unexpected file field '${part.key}'; send the file as 'file'.`, part.key)
-          if (staged !== undefined) return yield* GatewayError.invalid("Send exactly one 'file' per upload.", "file")
-          const filename = part.name === "" ? "upload" : part.name
-          staged = yield* service.stage(principal, { filename, contentType: part.contentType || "application/octet-stream" }, part.content)
-        })
-      ),
-      Effect.catchTag("MultipartError", (error) =>
-        Effect.fail(
-          error.reason._tag === "FileTooLarge" || error.reason._tag === "BodyTooLarge"
-            ? GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
-            : GatewayError.invalid("The multipart body could not be parsed.", "file")
         )
-      ),
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(bodyLimit)),
-      Effect.provideService(Multipart.MaxFileSize, ByteSize.bytes(maxBytes + 1))
-    )
+    })
     // Whatever goes wrong after the bytes were stored (a bad field, a disconnect) removes them.
     const committed = yield* Effect.gen(function* () {
-      yield* consume
+      const { fields } = yield* form
       if (staged === undefined) return yield* GatewayError.invalid("Missing required parameter: 'file'.", "file")
-      const parsed = yield* parseFields(fields)
+      // A repeated field counts with its last value.
+      const last: Record<string, string> = {}
+      for (const [name, values] of Object.entries(fields)) last[name] = values.at(-1)!
+      const parsed = yield* parseFields(last)
       return yield* service.commit(principal, staged, parsed)
     }).pipe(Effect.onError(() => (staged === undefined ? Effect.void : service.discard(staged))))
     return HttpServerResponse.jsonUnsafe(committed)

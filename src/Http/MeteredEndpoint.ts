@@ -19,15 +19,16 @@ const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => (
 })
 
 /**
- * A model endpoint with a JSON body: the key is checked for `scope`, a usage meter is opened
- * (written when the request ends, whatever happens), the body is decoded, and the status of a
- * failure is put on the meter. Written as a chain rather than a generator: this runs on every
- * request, and each step of a generator costs an iterator round trip.
+ * The steps every model endpoint shares, whatever its body: the key is checked for `scope`, a
+ * usage meter is opened (written when the request ends, whatever happens), the body is read
+ * and decoded, and the status of a failure is put on the meter. Written as a chain rather than
+ * a generator: this runs on every request, and each step of a generator costs an iterator
+ * round trip.
  */
-export const meteredEndpoint = <A extends { readonly model: string }, R>(
+const metered = <A extends { readonly model: string }, R1, R>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
-  decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
+  read: Effect.Effect<A, GatewayError, R1>,
   respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
 ) =>
   authenticated(
@@ -36,8 +37,7 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
       const principal = Context.get(context, CurrentPrincipal)
       const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) =>
-        readJsonObject.pipe(
-          Effect.flatMap(decode),
+        read.pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
             return respond(request, meter, principal)
@@ -52,3 +52,23 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
         ))
     })
   )
+
+/** A model endpoint with a JSON body (`Content-Type: application/json`), decoded by `decode`. */
+export const meteredEndpoint = <A extends { readonly model: string }, R>(
+  scope: ApiScope,
+  endpoint: UsageEndpoint,
+  decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
+) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond)
+
+/**
+ * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form
+ * (see `MultipartForm.ts`), streaming its file to wherever the endpoint keeps it, and gives
+ * the request; the key, meter and failure status are handled exactly as for JSON bodies.
+ */
+export const meteredMultipartEndpoint = <A extends { readonly model: string }, R1, R>(
+  scope: ApiScope,
+  endpoint: UsageEndpoint,
+  read: Effect.Effect<A, GatewayError, R1>,
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
+) => metered(scope, endpoint, read, respond)

@@ -3,6 +3,7 @@ import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { GatewayError, MethodNotAllowed } from "../Domain/GatewayError.ts"
+import { audioRoutes } from "./AudioRoutes.ts"
 import { chatRoutes } from "./ChatCompletionsRoute.ts"
 import { decisionsRoutes } from "./DecisionsRoute.ts"
 import { embeddingsRoutes } from "./EmbeddingsRoute.ts"
@@ -27,7 +28,8 @@ export const routeTable = table(
   filesRoutes,
   decisionsRoutes,
   toolsRoutes,
-  imagesRoutes
+  imagesRoutes,
+  audioRoutes
 )
 type RouteServices = typeof routeTable extends ReadonlyArray<Route<infer R>> ? R : never
 

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream"
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
@@ -22,6 +23,17 @@ import { RequestDeadline } from "./RequestDeadline.ts"
 import { makeSseDecoder } from "./SseDecoder.ts"
 import { UpstreamExchange } from "./UpstreamExchange.ts"
 
+/** A request body: text, bytes, or a stream made afresh for each attempt (a file read from disk). */
+export type UpstreamBody = string | Uint8Array | Readable
+
+export interface UpstreamRequest {
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly url: string
+  /** Sent as they are: the caller sets the content type (and length, for a stream). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: UpstreamBody
+}
+
 export interface UpstreamResponse {
   readonly status: number
   readonly header: (name: string) => string | undefined
@@ -42,6 +54,8 @@ export interface ProviderHttp {
     headers: Readonly<Record<string, string>>,
     body: string | Uint8Array
   ) => Effect.Effect<UpstreamResponse & { readonly text: string }, GatewayError>
+  /** Any method and body (multipart uploads, files streamed from disk); reads the whole answer. */
+  readonly send: (request: UpstreamRequest) => Effect.Effect<UpstreamResponse & { readonly text: string }, GatewayError>
   /** POST and stream the answer; the body stream is bounded by first-byte, idle and total timeouts. */
   readonly postStream: (
     url: string,
@@ -144,12 +158,13 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
     const traced = <A>(
       url: string,
       headers: Readonly<Record<string, string>>,
-      call: (headers: Readonly<Record<string, string>>) => Effect.Effect<A & { status: number }, GatewayError>
+      call: (headers: Readonly<Record<string, string>>) => Effect.Effect<A & { status: number }, GatewayError>,
+      method = "POST"
     ): Effect.Effect<A & { status: number }, GatewayError> => {
       if (!spans.enabled) return call(headers)
       const target = targetOf(url).url
-      return Effect.useSpan("POST", { kind: "client" }, (span: Tracer.Span) => {
-        span.attribute("http.request.method", "POST")
+      return Effect.useSpan(method, { kind: "client" }, (span: Tracer.Span) => {
+        span.attribute("http.request.method", method)
         span.attribute("url.full", `${target.origin}${target.pathname}`)
         span.attribute("server.address", target.hostname)
         span.attribute("server.port", Number(target.port || (target.protocol === "https:" ? 443 : 80)))
@@ -162,8 +177,10 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
 
     // One wait for the whole answer: headers and body usually come in the same read.
     const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array) =>
-      Effect.withFiber((fiber) => exchangeJsonUntil(url, headers, body, fiber.getRef(RequestDeadline)))
-    const exchangeJsonUntil = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array, deadlineAt: number | undefined) =>
+      exchangeWhole({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, body })
+    const exchangeWhole = (request: UpstreamRequest) =>
+      Effect.withFiber((fiber) => exchangeWholeUntil(request, fiber.getRef(RequestDeadline)))
+    const exchangeWholeUntil = ({ method, url, headers, body }: UpstreamRequest, deadlineAt: number | undefined) =>
       Effect.callback<UpstreamResponse & { readonly text: string }, GatewayError>((resume) => {
         const target = targetOf(url)
         const exchange = new UpstreamExchange(id, timeouts, false, deadlineAt)
@@ -178,15 +195,15 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
           resume(Effect.succeed({ status: exchange.status, header: headerOf(exchange), text }))
         }
         exchange.onHead = settle
-        dispatcher.dispatch(
-          { origin: target.origin, path: target.path, method: "POST", headers: { "content-type": "application/json", ...headers }, body },
-          exchange
-        )
+        dispatcher.dispatch({ origin: target.origin, path: target.path, method, headers, body: body ?? null }, exchange)
         return Effect.sync(() => exchange.abort())
       })
 
     const postJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array) =>
       traced(url, headers, (all) => exchangeJson(url, all, body)).pipe(spans.span("ProviderHttp.postJson"))
+
+    const send = (request: UpstreamRequest) =>
+      traced(request.url, request.headers, (all) => exchangeWhole({ ...request, headers: all }), request.method).pipe(spans.span("ProviderHttp.send"))
 
     const postStream = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
       traced(url, headers, (all) =>
@@ -197,7 +214,7 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
         }))
       ).pipe(spans.span("ProviderHttp.postStream"))
 
-    return { provider, postJson, postStream } satisfies ProviderHttp
+    return { provider, postJson, send, postStream } satisfies ProviderHttp
   })
 
 /**

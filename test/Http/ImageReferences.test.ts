@@ -79,7 +79,7 @@ describe("input_references of POST /v1/images", () => {
     const request = openai.requests[0]!
     expect(request.url).toBe("/v1/images/edits")
     expect(request.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/)
-    expect(request.rawBytes.includes(photoPng.bytes)).toBe(true)
+    expect(request.bytes.includes(photoPng.bytes)).toBe(true)
     expect(request.rawBody).toContain('name="image"; filename="image-1.png"')
     expect(request.rawBody).toMatch(/name="model"\r\n\r\ndall-e-2\r\n/)
     expect(request.rawBody).toMatch(/name="response_format"\r\n\r\nb64_json\r\n/)

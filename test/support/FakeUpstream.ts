@@ -12,8 +12,8 @@ export interface RecordedRequest {
   readonly headers: IncomingMessage["headers"]
   readonly body: unknown
   readonly rawBody: string
-  /** The body as received, for binary uploads (multipart) that text would mangle. */
-  readonly rawBytes: Buffer
+  /** The body's bytes as received (for binary uploads, which `rawBody` would mangle). */
+  readonly bytes: Buffer
 }
 
 export type Reply =
@@ -94,15 +94,15 @@ export class FakeUpstream {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Array<Buffer> = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const rawBytes = Buffer.concat(chunks)
-    const rawBody = rawBytes.toString("utf8")
+    const bytes = Buffer.concat(chunks)
+    const rawBody = bytes.toString("utf8")
     let body: unknown = rawBody
     try {
       body = JSON.parse(rawBody)
     } catch {
       // not JSON; keep the text
     }
-    const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, rawBody, rawBytes }
+    const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, rawBody, bytes }
     this.requests.push(recorded)
     let finished = false
     res.on("close", () => {

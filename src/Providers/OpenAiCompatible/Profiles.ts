@@ -15,6 +15,8 @@ export interface ProviderProfile {
   readonly unsupported: ReadonlyArray<string>
   /** How its `/images/generations` takes dimensions and names base64 output. */
   readonly image: ImageProfile
+  /** Whether the server has `/audio/transcriptions` and `/audio/translations` (OpenAI's multipart API). */
+  readonly transcription: boolean
 }
 
 export interface ImageProfile {
@@ -31,13 +33,14 @@ const base: ProviderProfile = {
   streamOptions: true,
   maxTokensField: "max_completion_tokens",
   unsupported: [],
-  image: { dimensions: "size", base64Format: "b64_json" }
+  image: { dimensions: "size", base64Format: "b64_json" },
+  transcription: true
 }
 
 export const profiles: Readonly<Record<string, ProviderProfile>> = {
   generic: base,
   openai: { ...base, name: "openai" },
-  // @see https://console.groq.com/docs/openai
+  // @see https://console.groq.com/docs/openai (speech to text: https://console.groq.com/docs/speech-to-text)
   groq: { ...base, name: "groq", maxTokensField: "max_tokens", unsupported: ["logit_bias", "logprobs", "top_logprobs"] },
   // @see https://docs.mistral.ai/api/
   mistral: {
@@ -48,7 +51,7 @@ export const profiles: Readonly<Record<string, ProviderProfile>> = {
     unsupported: ["logit_bias", "logprobs", "top_logprobs"]
   },
   // @see https://api-docs.deepseek.com/api/create-chat-completion
-  deepseek: { ...base, name: "deepseek", maxTokensField: "max_tokens", unsupported: ["logit_bias", "n"] },
+  deepseek: { ...base, name: "deepseek", maxTokensField: "max_tokens", unsupported: ["logit_bias", "n"], transcription: false },
   // @see https://docs.together.ai/reference/chat-completions-1
   // @see https://docs.together.ai/reference/post-images-generations
   together: { ...base, name: "together", maxTokensField: "max_tokens", image: { dimensions: "width_height", base64Format: "base64" } },
@@ -57,7 +60,7 @@ export const profiles: Readonly<Record<string, ProviderProfile>> = {
   // @see https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html
   vllm: { ...base, name: "vllm", maxTokensField: "max_tokens" },
   // @see https://github.com/ollama/ollama/blob/main/docs/openai.md
-  ollama: { ...base, name: "ollama", maxTokensField: "max_tokens", unsupported: ["logit_bias", "logprobs", "top_logprobs"] }
+  ollama: { ...base, name: "ollama", maxTokensField: "max_tokens", unsupported: ["logit_bias", "logprobs", "top_logprobs"], transcription: false }
 }
 
 export const profileNames: ReadonlyArray<string> = Object.keys(profiles)

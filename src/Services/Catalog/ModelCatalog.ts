@@ -6,6 +6,7 @@ import type { ModelConfig, ModelKind, ProviderConfig } from "../../Domain/Gatewa
 import { GatewayError, unknownModel } from "../../Domain/GatewayError.ts"
 import { imageFamilyOf, imageOptionsOf } from "../../Domain/ImageModel.ts"
 import type { ModelEntry } from "../../Domain/ModelEntry.ts"
+import { servableFormats } from "../../Domain/TranscriptionGate.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 
 export interface CatalogModel {
@@ -87,7 +88,19 @@ export const toEntry = (model: ModelConfig, providers: ReadonlyMap<string, Provi
     architecture: modalities(model),
     pricing: { currency: "USD", ...model.pricing },
     ...(c.dimensions === undefined ? {} : { dimensions: c.dimensions }),
-    ...(model.kind === "decision" ? { decision_method: decisionMethodOf(model) } : {})
+    ...(model.kind === "decision" ? { decision_method: decisionMethodOf(model) } : {}),
+    ...(model.kind === "transcription"
+      ? {
+        transcription: {
+          response_formats: servableFormats(model),
+          // Segments come with every verbose_json; words only from an upstream that has them.
+          timestamp_granularities: servableFormats(model).includes("verbose_json")
+            ? ["segment", ...c.timestamp_granularities.filter((g) => g === "word")]
+            : [],
+          translation: c.translation
+        }
+      }
+      : {})
   }
 }
 

@@ -12,6 +12,9 @@ import { makeGeminiProvider } from "../../Providers/Gemini/GeminiAdapter.ts"
 import { makeGeminiEmbeddingProvider } from "../../Providers/Gemini/GeminiEmbeddingAdapter.ts"
 import { makeOpenAiProvider } from "../../Providers/OpenAi/OpenAiAdapter.ts"
 import { makeOpenAiEmbeddingProvider } from "../../Providers/OpenAi/OpenAiEmbeddingAdapter.ts"
+import { makeGeminiTranscriptionProvider } from "../../Providers/Gemini/GeminiTranscriptionAdapter.ts"
+import { makeOpenAiTranscriptionProvider } from "../../Providers/OpenAi/OpenAiTranscriptionAdapter.ts"
+import type { TranscriptionProvider } from "../../Providers/TranscriptionProvider.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 
 /** The chat adapter of one configured provider, by its kind. */
@@ -53,6 +56,19 @@ export const makeImageProvider = (config: ProviderConfig) => {
   }
 }
 
+/** The speech-to-text adapter of one configured provider, by its kind; Anthropic has no audio API. */
+export const makeTranscriptionProvider = (config: ProviderConfig) => {
+  switch (config.kind) {
+    case "openai":
+    case "openai-compatible":
+      return makeOpenAiTranscriptionProvider(config)
+    case "gemini":
+      return makeGeminiTranscriptionProvider(config)
+    case "anthropic":
+      return Effect.succeed(undefined)
+  }
+}
+
 /**
  * Every configured provider's chat adapter, and an embeddings or image adapter for each provider
  * an embedding or image model is deployed on, built once at start-up with their own connection pools.
@@ -63,6 +79,7 @@ export class ProviderRegistry extends Context.Service<
     readonly chat: (providerId: string) => ChatProvider | undefined
     readonly embedding: (providerId: string) => EmbeddingProvider | undefined
     readonly image: (providerId: string) => ImageProvider | undefined
+    readonly transcription: (providerId: string) => TranscriptionProvider | undefined
   }
 >()("gateway/ProviderRegistry") {
   static readonly layer = Layer.effect(
@@ -88,21 +105,34 @@ export class ProviderRegistry extends Context.Service<
         const adapter = yield* makeImageProvider(provider)
         if (adapter !== undefined) image.set(provider.id, adapter)
       }
-      return ProviderRegistry.of({ chat: (id) => chat.get(id), embedding: (id) => embedding.get(id), image: (id) => image.get(id) })
+      const transcribed = new Set(config.models.filter((m) => m.kind === "transcription").flatMap((m) => m.deployments.map((d) => d.provider)))
+      const transcription = new Map<string, TranscriptionProvider>()
+      for (const provider of config.providers) {
+        if (!transcribed.has(provider.id)) continue
+        const adapter = yield* makeTranscriptionProvider(provider)
+        if (adapter !== undefined) transcription.set(provider.id, adapter)
+      }
+      return ProviderRegistry.of({
+        chat: (id) => chat.get(id),
+        embedding: (id) => embedding.get(id),
+        image: (id) => image.get(id),
+        transcription: (id) => transcription.get(id)
+      })
     })
   )
   /** For tests: providers given directly. */
   static readonly fromProviders = (
     providers: ReadonlyArray<ChatProvider>,
     embedders: ReadonlyArray<EmbeddingProvider> = [],
-    images: ReadonlyArray<ImageProvider> = []
+    others: { readonly images?: ReadonlyArray<ImageProvider>; readonly transcribers?: ReadonlyArray<TranscriptionProvider> } = {}
   ) =>
     Layer.succeed(
       ProviderRegistry,
       ProviderRegistry.of({
         chat: (id) => providers.find((p) => p.id === id),
         embedding: (id) => embedders.find((p) => p.id === id),
-        image: (id) => images.find((p) => p.id === id)
+        image: (id) => others.images?.find((p) => p.id === id),
+        transcription: (id) => others.transcribers?.find((p) => p.id === id)
       })
     )
 }

@@ -20,6 +20,9 @@ import type { ChatProvider } from "../../Providers/ChatProvider.ts"
 import { DeploymentHealth } from "./DeploymentHealth.ts"
 import { embeddingRoutes } from "./EmbeddingRoutes.ts"
 import { imageRoutes } from "./ImageRoutes.ts"
+import { transcriptionRoutes } from "./TranscriptionRoutes.ts"
+import type { MeasuredAudio, TranscriptionRequest, UpstreamTranscript } from "../../Domain/Transcription.ts"
+import { planTranscription } from "../../Domain/TranscriptionGate.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
@@ -59,6 +62,13 @@ export class ProviderRouter extends Context.Service<
       job: ImageJob,
       log: AttemptLog
     ) => Effect.Effect<{ readonly result: ImageResult; readonly served: Served }, GatewayError>
+    /** Speech to text over the same routed call; each model is asked for what its catalogue data allows. */
+    readonly transcribe: (
+      model: ModelConfig,
+      request: TranscriptionRequest,
+      audio: MeasuredAudio,
+      log: AttemptLog
+    ) => Effect.Effect<{ readonly result: UpstreamTranscript; readonly served: Served }, GatewayError>
   }
 >()("gateway/ProviderRouter") {
   static readonly layer = Layer.effect(
@@ -190,7 +200,21 @@ export class ProviderRouter extends Context.Service<
               family: imageFamilyOf(candidate.model)
             }))).pipe(spans.span("ProviderRouter.images"))
 
-      return ProviderRouter.of({ complete, stream, embed, images })
+      // Uploads of up to 25 MB: each attempt is watched rather than trusted to end at the deadline.
+      const transcriptionCalls = { ...calls, honoursDeadline: () => false }
+      const transcribe = (model: ModelConfig, request: TranscriptionRequest, audio: MeasuredAudio, log: AttemptLog) =>
+        Effect.flatMap(plannerOf(transcriptionRoutes(model, request, findModel, registry.transcription)), (planner) =>
+          routedCall(transcriptionCalls, model, planner, log, (candidate) => {
+            // Both were checked when the routes were chosen.
+            const ask = planTranscription(request, candidate.model) as Exclude<ReturnType<typeof planTranscription>, GatewayError>
+            return registry.transcription(candidate.deployment.provider)!.transcribe(request, audio, {
+              upstreamModel: candidate.deployment.model,
+              model: candidate.model,
+              ask
+            })
+          })).pipe(spans.span("ProviderRouter.transcribe"))
+
+      return ProviderRouter.of({ complete, stream, embed, images, transcribe })
     })
   )
 }
