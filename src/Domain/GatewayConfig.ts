@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { ResilienceSettings } from "./ResilienceSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -211,6 +212,7 @@ export const GatewayConfig = Schema.Struct({
   fetch: withDefault(FetchSettings, {}),
   auth: withDefault(AuthSettings, {}),
   usage: withDefault(UsageSettings, {}),
+  resilience: withDefault(ResilienceSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), [])
 })

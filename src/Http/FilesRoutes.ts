@@ -1,17 +1,17 @@
-import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as Multipart from "effect/http/Multipart"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { FilePurpose, maxExpirySeconds, minExpirySeconds } from "../Domain/StoredFile.ts"
 import { type FileFields, Files, type StagedFile } from "../Services/Files/Files.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
+import { bodyTimedOut } from "./JsonBody.ts"
+import { incomingMessageOf, serverResponseOf } from "./NodeMessage.ts"
+import { uploadParts, type UploadOutcome } from "./UploadBody.ts"
 import { route } from "./Route.ts"
 
 const files = { filesEndpoint: true } as const
@@ -52,24 +52,35 @@ const parseFields = (fields: Readonly<Record<string, string>>): Effect.Effect<Fi
   return Effect.succeed({ purpose, expiresAfterSeconds: value })
 }
 
+const tooLargeUpload = (maxBytes: number) =>
+  GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit (${maxBytes} bytes).`, "file")
+
+/** A form field as stored text: a file name or a purpose never carries control characters. */
+const controlCharacter = /[\u0000-\u001f\u007f]/
+
 const upload = withUser(
   Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const service = yield* Files
     const request = yield* HttpServerRequest.HttpServerRequest
-    const maxBytes = (yield* GatewayConfigFile).config.files.max_upload_mb * 1024 * 1024
+    const { config } = yield* GatewayConfigFile
+    const maxBytes = config.files.max_upload_mb * 1024 * 1024
     const contentType = request.headers["content-type"] ?? ""
     if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
       return yield* GatewayError.invalid("Uploads must be multipart/form-data with a 'file' and a 'purpose'.", "file")
     }
-    // The form around the file is small; everything past the file limit plus 1 MB is refused early.
+    // The form around the file is small; a body past the file limit plus 1 MB is refused early.
     const bodyLimit = maxBytes + 1024 * 1024
-    if (Number(request.headers["content-length"] ?? 0) > bodyLimit) {
-      return yield* GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
-    }
+    if (Number(request.headers["content-length"] ?? 0) > bodyLimit) return yield* tooLargeUpload(maxBytes)
+    const message = incomingMessageOf(request)
+    const outcome: UploadOutcome = { timedOut: false, tooLarge: false }
+    const stallMs = config.resilience.body_read_timeout_seconds * 1000
+    const parts = message === undefined
+      ? request.multipartStream
+      : uploadParts(message, serverResponseOf(request), { maxBodyBytes: bodyLimit, stallMs }, outcome)
     const fields: Record<string, string> = {}
     let staged: StagedFile | undefined
-    const consume = request.multipartStream.pipe(
+    const consume = parts.pipe(
       Stream.runForEach((part) =>
         Effect.gen(function* () {
           if (part._tag === "Field") {
@@ -78,19 +89,22 @@ const upload = withUser(
           }
           if (part.key !== "file") return yield* GatewayError.invalid(`Unexpected file field '${part.key}'; send the file as 'file'.`, part.key)
           if (staged !== undefined) return yield* GatewayError.invalid("Send exactly one 'file' per upload.", "file")
+          if (controlCharacter.test(part.name)) return yield* GatewayError.invalid("The file name may not contain control characters.", "file")
           const filename = part.name === "" ? "upload" : part.name
           staged = yield* service.stage(principal, { filename, contentType: part.contentType || "application/octet-stream" }, part.content)
         })
       ),
       Effect.catchTag("MultipartError", (error) =>
         Effect.fail(
-          error.reason._tag === "FileTooLarge" || error.reason._tag === "BodyTooLarge"
-            ? GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
+          outcome.timedOut
+            ? bodyTimedOut(stallMs)
+            : outcome.tooLarge || error.reason._tag === "FileTooLarge" || error.reason._tag === "BodyTooLarge"
+            ? tooLargeUpload(maxBytes)
+            : error.reason._tag === "FieldTooLarge" || error.reason._tag === "TooManyParts"
+            ? GatewayError.invalid("The upload form has too many or too large fields; send 'file', 'purpose' and optionally 'expires_after'.", "file")
             : GatewayError.invalid("The multipart body could not be parsed.", "file")
         )
-      ),
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(bodyLimit)),
-      Effect.provideService(Multipart.MaxFileSize, ByteSize.bytes(maxBytes + 1))
+      )
     )
     // Whatever goes wrong after the bytes were stored (a bad field, a disconnect) removes them.
     const committed = yield* Effect.gen(function* () {

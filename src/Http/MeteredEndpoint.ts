@@ -7,8 +7,8 @@ import type { GatewayError } from "../Domain/GatewayError.ts"
 import type { UsageEndpoint } from "../Domain/UsageEvent.ts"
 import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
-import { statusOf } from "./ErrorResponse.ts"
-import { requestIdOf } from "./Handler.ts"
+import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
+import { requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 
 /**
@@ -25,8 +25,9 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
 ) =>
   authenticated(
     scope,
-    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest>(), (context) => {
+    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile>(), (context) => {
       const principal = Context.get(context, CurrentPrincipal)
+      const retryAfterMs = Context.get(context, GatewayConfigFile).config.resilience.retry_after_seconds * 1000
       const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) =>
         readJsonObject.pipe(
@@ -35,9 +36,11 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
             meter.requestedModel = request.model
             return respond(request, meter, principal)
           }),
-          Effect.tapError((error) =>
+          // The status the client is answered with, defects included (see `Handler.failureOf`),
+          // so the usage row never claims a status the client did not get.
+          Effect.tapCause((cause) =>
             Effect.sync(() => {
-              meter.status = statusOf(error.reason).status
+              meter.status = statusOfFailure(cause, retryAfterMs)
             })
           )
         ))

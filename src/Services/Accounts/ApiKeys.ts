@@ -10,6 +10,7 @@ import * as Ids from "../../Domain/Ids.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { Accounts } from "./Accounts.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+import { storageGuard } from "../Storage/StorageGuard.ts"
 
 interface KeyRow {
   readonly id: string
@@ -75,7 +76,11 @@ export class ApiKeys extends Context.Service<
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const accounts = yield* Accounts
-      const ttlMs = (yield* GatewayConfigFile).config.auth.cache_ttl_seconds * 1000
+      const { config } = yield* GatewayConfigFile
+      const ttlMs = config.auth.cache_ttl_seconds * 1000
+      // A key already verified keeps working while the database is away (it is cached); a new
+      // one gets a 503 with Retry-After instead of a 500.
+      const guard = storageGuard(config.resilience)
       const spans = yield* optionalSpans
       // Bounded so a flood of random keys cannot grow memory without limit.
       const cache = new Map<string, { readonly verdict: Verdict; readonly until: number }>()
@@ -84,7 +89,7 @@ export class ApiKeys extends Context.Service<
       const lookup = (digest: Buffer) =>
         sql<KeyRow>`SELECT ${keyColumns(sql)} FROM api_keys k JOIN projects p ON p.id = k.project_id
           WHERE k.secret_sha256 = ${digest}`.pipe(
-          Effect.orDie,
+          guard,
           Effect.map((rows): Verdict => {
             const row = rows[0]
             if (row === undefined) return { _tag: "Unknown" }
@@ -154,7 +159,7 @@ export class ApiKeys extends Context.Service<
               ${input.projectId}, ${input.userId ?? null}, ${scopes}::text[],
               ${input.expiresAt === undefined ? null : new Date(input.expiresAt * 1000)})
             RETURNING *)
-          SELECT ${keyColumns(sql)} FROM inserted k JOIN projects p ON p.id = k.project_id`.pipe(Effect.orDie)
+          SELECT ${keyColumns(sql)} FROM inserted k JOIN projects p ON p.id = k.project_id`.pipe(guard)
         return { key: view(rows[0]!), secret }
       })
 
@@ -163,13 +168,13 @@ export class ApiKeys extends Context.Service<
         list: Effect.fn("ApiKeys.list")(function* (projectId: string) {
           yield* accounts.getProject(projectId)
           const rows = yield* sql<KeyRow>`SELECT ${keyColumns(sql)} FROM api_keys k JOIN projects p ON p.id = k.project_id
-            WHERE k.project_id = ${projectId} ORDER BY k.seq`.pipe(Effect.orDie)
+            WHERE k.project_id = ${projectId} ORDER BY k.seq`.pipe(guard)
           return rows.map(view)
         }),
         revoke: Effect.fn("ApiKeys.revoke")(function* (id: string) {
           const rows = yield* sql<KeyRow>`WITH updated AS (
               UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id} RETURNING *)
-            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(Effect.orDie)
+            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(guard)
           const row = rows[0]
           if (row === undefined) return yield* GatewayError.notFound(`No such API key: ${id}`, "key_id")
           // This instance forgets at once; others within auth.cache_ttl_seconds.
