@@ -48,9 +48,12 @@ const isJsonContentType = (value: string | undefined): boolean => {
   return mediaType === "application/json" || (mediaType.startsWith("application/") && mediaType.endsWith("+json"))
 }
 
+// JSON can carry a NUL or a lone surrogate only as an escape (\u0000, \uD800): a plain search
+// of the text finds every candidate, and only then is the parsed body walked.
+const mayHoldBadText = (text: string): boolean =>
+  text.includes("\\u0000") || text.includes("\\ud") || text.includes("\\uD")
+
 const parseObject = (text: string): Effect.Effect<Record<string, unknown>, GatewayError> => {
-  // JSON can only carry a NUL as the escape \u0000, so one search of the text finds every candidate.
-  const nul = text.includes("\\u0000")
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -62,23 +65,32 @@ const parseObject = (text: string): Effect.Effect<Record<string, unknown>, Gatew
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return Effect.fail(GatewayError.invalid("The request body must be a JSON object.", undefined, "invalid_body"))
   }
-  const at = nul ? nulPath(parsed) : undefined
-  if (at !== undefined) {
-    return Effect.fail(GatewayError.invalid(`Invalid value for '${at}': text may not contain the NUL character (\\u0000).`, at))
+  const bad = mayHoldBadText(text) ? badTextPath(parsed) : undefined
+  if (bad !== undefined) {
+    return Effect.fail(
+      GatewayError.invalid(
+        `Invalid value for '${bad}': text may not contain the NUL character (\\u0000) or an unpaired surrogate (\\uD800-\\uDFFF).`,
+        bad
+      )
+    )
   }
   return Effect.succeed(parsed as Record<string, unknown>)
 }
 
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+const isBadText = (text: string): boolean => text.includes("\u0000") || !isWellFormed(text)
+
 /**
- * The path (`messages[0].content`) of the first string or key holding U+0000, walked without
+ * The path (`messages[0].content`) of the first string or key holding U+0000 or an unpaired
+ * surrogate: text no database column, log line or provider can take as it is. Walked without
  * recursion so that deep nesting cannot overflow the stack.
  */
-export const nulPath = (root: object): string | undefined => {
+export const badTextPath = (root: object): string | undefined => {
   const stack: Array<{ readonly value: unknown; readonly path: string }> = [{ value: root, path: "" }]
   while (stack.length > 0) {
     const { value, path } = stack.pop()!
     if (typeof value === "string") {
-      if (value.includes("\u0000")) return path === "" ? "body" : path
+      if (isBadText(value)) return path === "" ? "body" : path
       continue
     }
     if (value === null || typeof value !== "object") continue
@@ -88,7 +100,7 @@ export const nulPath = (root: object): string | undefined => {
     }
     for (const [key, item] of Object.entries(value).reverse()) {
       const at = path === "" ? key : `${path}.${key}`
-      if (key.includes("\u0000")) return at
+      if (isBadText(key)) return at
       stack.push({ value: item, path: at })
     }
   }

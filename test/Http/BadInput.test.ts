@@ -63,6 +63,9 @@ describe("bad input is a 4xx in the error shape", () => {
     await expectEnvelope(await gw.postJson("/v1/chat/completions", { model: "gpt\u0000", messages: [] }), 400, "model")
     await expectEnvelope(await chat([{ role: "user", content: "hi" }], { metadata: { "k\u0000": "v" } }), 400, "metadata.k\u0000")
     await expectEnvelope(await gw.postJson("/v1/embeddings", { model: "embed-test", input: ["ok", "x\u0000"] }), 400, "input[1]")
+    // An unpaired surrogate is not text either (a pair, as ASCII-only encoders write emoji, is).
+    await expectEnvelope(await gw.postJson("/v1/chat/completions", '{"model":"gpt-test\\ud800","messages":[]}'), 400, "model")
+    await expectEnvelope(await chat([{ role: "user", content: "hi" }], { user: "\udc00" }), 400, "user")
     expect(gw.upstream.requests).toHaveLength(0)
   })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { nulPath } from "../../src/Http/JsonBody.ts"
+import { badTextPath } from "../../src/Http/JsonBody.ts"
 import { checkRequestTarget } from "../../src/Http/RequestGuard.ts"
 
 describe("request targets", () => {
@@ -23,13 +23,15 @@ describe("request targets", () => {
   })
 })
 
-describe("NUL in a JSON body", () => {
+describe("NUL and unpaired surrogates in a JSON body", () => {
   it("names the first string or key that holds one, at any depth", () => {
-    expect(nulPath({ model: "m", messages: [{ role: "user", content: "a\u0000" }] })).toBe("messages[0].content")
-    expect(nulPath({ metadata: { "k\u0000": 1 } })).toBe("metadata.k\u0000")
+    expect(badTextPath({ user: "ok \ud83d\ude00", model: "m\ud800" })).toBe("model")
+    expect(badTextPath({ input: ["fine", "\udc00 first"] })).toBe("input[1]")
+    expect(badTextPath({ model: "m", messages: [{ role: "user", content: "a\u0000" }] })).toBe("messages[0].content")
+    expect(badTextPath({ metadata: { "k\u0000": 1 } })).toBe("metadata.k\u0000")
     let deep: unknown = "x\u0000"
     for (let i = 0; i < 100_000; i++) deep = [deep]
-    expect(nulPath({ deep: deep as object })).toBe(`deep${"[0]".repeat(100_000)}`)
-    expect(nulPath({ fine: ["a", { b: "c" }] })).toBeUndefined()
+    expect(badTextPath({ deep: deep as object })).toBe(`deep${"[0]".repeat(100_000)}`)
+    expect(badTextPath({ fine: ["a", { b: "c" }] })).toBeUndefined()
   })
 })
