@@ -39,6 +39,21 @@ export const watchBodyStall = (source: IncomingMessage, stallMs: number, onStall
   }
 }
 
+/**
+ * Fails with the 408 when the body of `message` stalls; disarms itself once the body has all
+ * arrived, then never completes. For readers that cannot be interrupted from inside (the
+ * platform's), raced against them on paths that are not hot.
+ */
+export const bodyStall = (message: IncomingMessage, stallMs: number): Effect.Effect<never, GatewayError> =>
+  Effect.callback<never, GatewayError>((resume) => {
+    const unwatch = watchBodyStall(message, stallMs, () => resume(Effect.fail(bodyTimedOut(stallMs))))
+    message.once("end", unwatch)
+    return Effect.sync(() => {
+      message.off("end", unwatch)
+      unwatch()
+    })
+  })
+
 const tooLarge = (limit: number) =>
   GatewayError.tooLarge(`The request body is larger than the ${Math.floor(limit / (1024 * 1024))} MB limit.`)
 
@@ -169,11 +184,7 @@ const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit
   const message = incomingMessageOf(request)
   if (message === undefined) return text
   // This path is rare (Expect: 100-continue): a race costs a fiber here, never on the usual path.
-  const stalled = Effect.callback<never, GatewayError>((resume) => {
-    const unwatch = watchBodyStall(message, stallMs, () => resume(Effect.fail(bodyTimedOut(stallMs))))
-    return Effect.sync(unwatch)
-  })
-  return Effect.raceFirst(text, stalled)
+  return Effect.raceFirst(text, bodyStall(message, stallMs))
 }
 
 /**

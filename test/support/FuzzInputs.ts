@@ -101,7 +101,7 @@ export const EmbeddingBody = Schema.Struct({
 export const AnyEmbedding = Schema.Union([WellFormedEmbedding, EmbeddingBody])
 
 /** A multipart upload: its fields in order, and whether and how the file is sent. */
-export const Upload = Schema.Struct({
+const LooseUpload = Schema.Struct({
   purpose: opt(Schema.Union([FilePurpose, Text])),
   anchor: opt(Schema.Union([Schema.Literal("created_at"), Text])),
   seconds: opt(Schema.Union([Schema.Literals(["3600", "2592000", "3599", "-1", "1e5"]), Text])),
@@ -110,6 +110,18 @@ export const Upload = Schema.Struct({
   files: Schema.Literals([0, 1, 2]),
   bytes: Schema.Uint8Array
 })
+
+const WellFormedUpload = Schema.Struct({
+  purpose: FilePurpose,
+  anchor: opt(Schema.Literal("created_at")),
+  seconds: opt(Schema.Literals(["3600", "86400", "2592000"])),
+  filename: Schema.Literals(["notes.txt", "report.md", "data.json", "image.png", "blob.bin", "résumé.txt"]),
+  field: Schema.Literal("file"),
+  files: Schema.Literal(1),
+  bytes: Schema.Uint8Array
+})
+
+export const Upload = Schema.Union([WellFormedUpload, LooseUpload])
 
 /** A path segment or query value: anything a client could type, escaped or not. */
 export const UrlText = Schema.Union([Text, Schema.Literals(["%", "%zz", "%E0%A4%A", "%00", "a%0Ab", "..", "file-", "%2F%2E%2E", ""])])

@@ -67,7 +67,10 @@ export class ApiKeys extends Context.Service<
     readonly create: (input: CreateKeyInput) => Effect.Effect<{ readonly key: ApiKeyView; readonly secret: string }, GatewayError>
     readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<ApiKeyView>, GatewayError>
     readonly revoke: (id: string) => Effect.Effect<ApiKeyView, GatewayError>
-    /** Bearer secret -> principal, or 401. Cached for `auth.cache_ttl_seconds`. */
+    /**
+     * Bearer secret -> principal, or 401. Cached for `auth.cache_ttl_seconds`, and past that while
+     * the database is unreachable; an unknown key then gets a 503.
+     */
     readonly verify: (secret: string) => Effect.Effect<Principal, GatewayError>
   }
 >()("gateway/ApiKeys") {
@@ -128,13 +131,18 @@ export class ApiKeys extends Context.Service<
         const cacheKey = hash("sha256", secret, "base64")
         const cached = cache.get(cacheKey)
         if (cached !== undefined && cached.until > now) return judge(cached.verdict, now)
-        return Effect.flatMap(lookup(Buffer.from(cacheKey, "base64")), (verdict) => {
+        const fresh = Effect.flatMap(lookup(Buffer.from(cacheKey, "base64")), (verdict) => {
           if (ttlMs > 0) {
             if (cache.size >= maxEntries) cache.clear()
             cache.set(cacheKey, { verdict, until: now + ttlMs })
           }
           return judge(verdict, now)
         })
+        // While the database is away, a key seen before keeps its last verdict: it could not be
+        // revoked meanwhile anyway, and its requests need nothing else from the database.
+        return cached === undefined
+          ? fresh
+          : Effect.catchIf(fresh, (error) => error.reason._tag === "ServiceUnavailable", () => judge(cached.verdict, now))
       }
       const verify = (secret: string) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(secret, now)).pipe(spans.span("ApiKeys.verify"))
