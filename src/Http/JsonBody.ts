@@ -7,7 +7,9 @@ import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { GatewayError, RequestTimeout } from "../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../Domain/SchemaErrors.ts"
-import { incomingMessageOf, requestHeader } from "./NodeMessage.ts"
+import { errorBody } from "./ErrorResponse.ts"
+import { requestIdOf } from "./Handler.ts"
+import { incomingMessageOf, requestHeader, serverResponseOf } from "./NodeMessage.ts"
 
 /** Largest request body accepted, in bytes (`server.body_limit_mb`). */
 export const BodyLimit = Context.Reference<number>("gateway/BodyLimit", { defaultValue: () => 200 * 1024 * 1024 })
@@ -40,19 +42,39 @@ export const watchBodyStall = (source: IncomingMessage, stallMs: number, onStall
 }
 
 /**
- * Fails with the 408 when the body of `message` stalls; disarms itself once the body has all
- * arrived, then never completes. For readers that cannot be interrupted from inside (the
- * platform's), raced against them on paths that are not hot.
+ * Fails with the 408 when the request's body stalls, for readers that cannot be stopped from
+ * inside (the platform's, raced against this on paths that are not hot). Stopping such a reader
+ * destroys the socket, so the 408 is written to it first, straight away; the failure that follows
+ * keeps the request's status (and its usage row) at 408. Disarms itself once the body has all
+ * arrived, then never completes.
  */
-export const bodyStall = (message: IncomingMessage, stallMs: number): Effect.Effect<never, GatewayError> =>
-  Effect.callback<never, GatewayError>((resume) => {
-    const unwatch = watchBodyStall(message, stallMs, () => resume(Effect.fail(bodyTimedOut(stallMs))))
+export const bodyStall = (request: HttpServerRequest.HttpServerRequest, stallMs: number): Effect.Effect<never, GatewayError> => {
+  const message = incomingMessageOf(request)
+  if (message === undefined) return Effect.never
+  return Effect.callback<never, GatewayError>((resume) => {
+    const unwatch = watchBodyStall(message, stallMs, () => {
+      const failure = bodyTimedOut(stallMs)
+      const response = serverResponseOf(request)
+      if (response !== undefined && !response.headersSent) {
+        const { status, body } = errorBody(failure, { requestId: requestIdOf(request) })
+        const text = JSON.stringify(body)
+        response.writeHead(status, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(text),
+          "x-request-id": requestIdOf(request),
+          connection: "close"
+        })
+        response.end(text)
+      }
+      resume(Effect.fail(failure))
+    })
     message.once("end", unwatch)
     return Effect.sync(() => {
       message.off("end", unwatch)
       unwatch()
     })
   })
+}
 
 const tooLarge = (limit: number) =>
   GatewayError.tooLarge(`The request body is larger than the ${Math.floor(limit / (1024 * 1024))} MB limit.`)
@@ -184,7 +206,7 @@ const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit
   const message = incomingMessageOf(request)
   if (message === undefined) return text
   // This path is rare (Expect: 100-continue): a race costs a fiber here, never on the usual path.
-  return Effect.raceFirst(text, bodyStall(message, stallMs))
+  return Effect.raceFirst(text, bodyStall(request, stallMs))
 }
 
 /**

@@ -1,6 +1,6 @@
-import * as Net from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { openAiCompletion } from "../support/OpenAiFixtures.ts"
+import { rawExchange, requestHead, stalledRequest } from "../support/RawHttp.ts"
 import { useGateway } from "../support/UseGateway.ts"
 
 const expectEnvelope = async (res: Response, status: number, param?: string | null) => {
@@ -12,16 +12,6 @@ const expectEnvelope = async (res: Response, status: number, param?: string | nu
   return body.error
 }
 
-const rawExchange = (url: string, request: string) =>
-  new Promise<string>((resolve) => {
-    const { hostname, port } = new URL(url)
-    const socket = Net.connect(Number(port), hostname, () => socket.write(request))
-    let text = ""
-    socket.on("data", (d) => (text += d.toString()))
-    socket.on("error", () => undefined)
-    socket.on("close", () => resolve(text))
-  })
-
 /** Spec part 7 for hostile input: a 400 (or the route's 4xx) in the error shape, never a 500 or an empty body. */
 describe("bad input is a 4xx in the error shape", () => {
   const admin = { authorization: "Bearer admin-secret", "content-type": "application/json" }
@@ -29,6 +19,7 @@ describe("bad input is a 4xx in the error shape", () => {
     adminToken: "admin-secret",
     config: ({ upstream }) => ({
       files: { max_upload_mb: 1 },
+      resilience: { body_read_timeout_seconds: 1 },
       providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-up" }],
       models: [
         { id: "gpt-test", kind: "chat", capabilities: { vision: true, audio_input: true, file_input: true }, deployments: [{ provider: "openai", model: "gpt-4o-mini" }] },
@@ -92,6 +83,14 @@ describe("bad input is a 4xx in the error shape", () => {
     await expectEnvelope(await post(`/admin/projects/${project.id}/keys`, { expires_at: 1e15 }), 400, "expires_at")
     await expectEnvelope(await get(`/admin/projects/${project.id}/usage?from=99999999999999`, admin), 400, "from")
     expect((await get(`/admin/projects/${project.id}/usage?from=0&to=253402300799`, admin)).status).toBe(200)
+  })
+
+  it("an admin body that stalls is a 408 in the error shape, and its connection is closed", async () => {
+    const head = requestHead(["POST /admin/projects HTTP/1.1", "Host: gateway", "Authorization: Bearer admin-secret", "Content-Type: application/json", "Content-Length: 50"])
+    const { text, closedAfterMs } = await stalledRequest(gw.url, head, '{"name":')
+    expect(text).toMatch(/^HTTP\/1\.1 408 /)
+    expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: { type: "invalid_request_error" } })
+    expect(closedAfterMs).toBeLessThan(5000)
   })
 
   it("upload file names with control characters; max_upload_mb is exact", async () => {

@@ -12,7 +12,6 @@ import { GatewayError } from "../../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
 import { handle } from "../Handler.ts"
 import { BodyReadTimeout, bodyStall } from "../JsonBody.ts"
-import { incomingMessageOf } from "../NodeMessage.ts"
 import { documentedErrors } from "./AdminSchemas.ts"
 
 /** Admin bodies are a few short fields; anything bigger is a mistake or abuse. */
@@ -72,11 +71,10 @@ const toGateway = (failure: unknown): Effect.Effect<never, GatewayError> => {
 
 /** A body that stalls is a 408 here too; the admin API is not a hot path, so a race is fine. */
 const withinBodyTimeout = <A, R>(effect: Effect.Effect<A, GatewayError, R>, endpoint: HttpApiEndpoint.Top) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const message = incomingMessageOf(request)
-    if (endpoint.payload.size === 0 || message === undefined) return effect
-    return Effect.flatMap(Effect.service(BodyReadTimeout), (stallMs) => Effect.raceFirst(effect, bodyStall(message, stallMs)))
-  })
+  endpoint.payload.size === 0
+    ? effect
+    : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.flatMap(Effect.service(BodyReadTimeout), (stallMs) => Effect.raceFirst(effect, bodyStall(request, stallMs))))
 
 export const AdminErrorsLive: Layer.Layer<AdminErrors> = Layer.succeed(AdminErrors, (httpEffect, { endpoint }) =>
   handle(

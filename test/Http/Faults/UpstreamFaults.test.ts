@@ -1,10 +1,10 @@
-import * as Net from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { UsageLedger } from "../../../src/Services/Usage/UsageLedger.ts"
 import { sseFrame } from "../../support/FakeUpstream.ts"
 import { openAiChunk, openAiCompletion, openAiTextFrames, openAiUsageChunk } from "../../support/OpenAiFixtures.ts"
+import { stalledRequest } from "../../support/RawHttp.ts"
 import { parseSse } from "../../support/SseClient.ts"
 import { useGateway } from "../../support/UseGateway.ts"
 
@@ -16,19 +16,6 @@ interface Row {
   readonly attempts: number
   readonly completion_tokens: number
 }
-
-/** Sends `head` and the start of a body, then nothing: what the server answers, and when it closed. */
-const stalledRequest = (url: string, head: string, partialBody: string) =>
-  new Promise<{ readonly text: string; readonly closedAfterMs: number }>((resolve, reject) => {
-    const { hostname, port } = new URL(url)
-    const started = Date.now()
-    const socket = Net.connect(Number(port), hostname, () => socket.write(head + partialBody))
-    let text = ""
-    socket.on("data", (chunk) => (text += chunk.toString()))
-    socket.on("error", () => undefined)
-    socket.on("close", () => resolve({ text, closedAfterMs: Date.now() - started }))
-    setTimeout(() => reject(new Error(`the server held the socket: ${text}`)), 10_000).unref()
-  })
 
 /**
  * The fault matrix's upstream and client faults: an upstream that resets before its headers,
@@ -145,8 +132,12 @@ describe("fault matrix: upstreams and clients that break off", () => {
     expect(closedAfterMs).toBeGreaterThanOrEqual(900)
     expect(closedAfterMs).toBeLessThan(5000)
     const id = /x-request-id: (\S+)/i.exec(text)![1]!
-    const rows = await rowsOf([new Response(null, { headers: { "x-request-id": id } })])
-    expect(rows.map((r) => r.status)).toEqual([408])
+    // The same through the platform's reader, which answers `Expect: 100-continue` first.
+    const expecting = await stalledRequest(gw.url, head.replace("Content-Length: 200", "Content-Length: 200\r\nExpect: 100-continue"), '{"model":')
+    expect(expecting.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 408 /)
+    const expectingId = /x-request-id: (\S+)/i.exec(expecting.text)![1]!
+    const rows = await rowsOf([id, expectingId].map((rid) => new Response(null, { headers: { "x-request-id": rid } })))
+    expect(rows.map((r) => r.status)).toEqual([408, 408])
   })
 
   it("an upload that stalls is answered 408, its connection closed and nothing kept", async () => {
