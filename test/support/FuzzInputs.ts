@@ -192,8 +192,11 @@ export const mutate = (body: Record<string, unknown>, mutation: Mutation): { rea
       const text = JSON.stringify(body)
       return { text: text.slice(0, Math.abs(mutation.at) % Math.max(1, text.length)), contentType: json }
     }
-    case "nul":
-      return { text: JSON.stringify({ ...body, [mutation.key]: `x\u0000${String(body[mutation.key] ?? "")}` }), contentType: json }
+    case "nul": {
+      // Generated records may have no prototype, so the old value is written as JSON, not String()'d.
+      const old = body[mutation.key]
+      return { text: JSON.stringify({ ...body, [mutation.key]: `x\u0000${typeof old === "string" ? old : JSON.stringify(old) ?? ""}` }), contentType: json }
+    }
     case "body":
       return { text: JSON.stringify(mutation.value), contentType: json }
     case "raw":
