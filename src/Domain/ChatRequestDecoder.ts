@@ -19,6 +19,7 @@ import {
 import { type ChatRequest, ChatRequestShell } from "./ChatRequest.ts"
 import type { JsonObject } from "./ChatTool.ts"
 import { GatewayError } from "./GatewayError.ts"
+import { checkInlineData } from "./InlineData.ts"
 import { decodePlainChatRequest } from "./PlainChatRequest.ts"
 import { formatIssuePath, schemaErrorToGateway } from "./SchemaErrors.ts"
 
@@ -134,6 +135,8 @@ export const decodeChatRequestBySchema = (body: Record<string, unknown>): Effect
   Effect.gen(function* () {
     const s = yield* shell(body, [])
     const messages = yield* Effect.forEach(s.messages, decodeMessage)
+    const badData = checkInlineData(messages)
+    if (badData !== undefined) return yield* badData
     const stream = s.stream === true
     if (s.stream_options != null && !stream) {
       return yield* invalid("stream_options", "'stream_options' is only allowed when 'stream' is true.")

@@ -5,6 +5,7 @@ import { ToolsSettings } from "./ToolsSettings.ts"
 import { UsageSettings } from "./UsageSettings.ts"
 import { ImageFamily, ImageSettings } from "./ImageSettings.ts"
 import { AudioSettings, TimestampGranularity, TranscriptionFormat } from "./AudioSettings.ts"
+import { ResilienceSettings } from "./ResilienceSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -231,6 +232,7 @@ export const GatewayConfig = Schema.Struct({
   usage: withDefault(UsageSettings, {}),
   decisions: withDefault(DecisionSettings, {}),
   images: withDefault(ImageSettings, {}),
+  resilience: withDefault(ResilienceSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), []),
   tools: withDefault(ToolsSettings, {})

@@ -133,6 +133,29 @@ export class UpstreamFailure extends Schema.TaggedError<UpstreamFailure>()("Upst
   }
 }
 
+/** The client stopped sending its request body for longer than the body-read timeout. */
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
+  message: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+}
+
+/**
+ * A dependency of the gateway itself (the database) is unreachable. Not the client's fault and
+ * not a provider's: the same request can succeed after `retryAfterMs`.
+ */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
+  message: Schema.String,
+  retryAfterMs: Schema.Number,
+  code: Code
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+}
+
 /** Something we did not expect. The message stays in the logs; the client sees only the request id. */
 export class Internal extends Schema.TaggedError<Internal>()("Internal", {
   message: Schema.String
@@ -153,6 +176,8 @@ export const GatewayErrorReason = Schema.Union([
   UnsupportedMediaType,
   RateLimited,
   UpstreamFailure,
+  RequestTimeout,
+  ServiceUnavailable,
   Internal
 ])
 export type GatewayErrorReason = typeof GatewayErrorReason.Type

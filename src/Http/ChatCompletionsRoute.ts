@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http"
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
@@ -47,6 +48,7 @@ const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: R
         Effect.catch(read, (error) => (Cause.isDone(error) ? last(doneFrame) : last(errorFrame(error.reason.message), doneFrame)))
       let pending: Fiber.Fiber<Frames, GatewayError | Cause.Done> | undefined
       let ticker: IdleTicker | undefined
+      const response = serverResponseOf(Context.get(context, HttpServerRequest.HttpServerRequest))
       // Built once per stream and run for every batch.
       const encodedOrEnding = orEnding(encoded)
       // After the first frame: the rest, then [DONE]; a failure becomes the error frame and [DONE].
@@ -59,14 +61,17 @@ const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: R
         pending = undefined
         return orEnding(Fiber.join(first))
       })
+      // Interrupted while the client is still connected: the server is stopping (the shutdown
+      // grace ran out). The client gets the error frame and [DONE] before the close, written
+      // straight to the socket, since the interrupted stream can emit nothing more.
+      const restOrCut = response === undefined ? rest : Effect.onInterrupt(rest, () => Effect.sync(() => cutOff(response)))
       const start = (first: Frames) => {
         let sent = false
         const body = Effect.suspend(() => {
-          if (sent) return rest
+          if (sent) return restOrCut
           sent = true
           return Effect.succeed(first)
         })
-        const response = serverResponseOf(Context.get(context, HttpServerRequest.HttpServerRequest))
         const ready = HttpServerResponse.stream(Stream.fromPull(Effect.succeed(body)), {
           contentType: "text/event-stream",
           headers: { ...sseHeaders, ...routeHeaders(meter) }
@@ -86,6 +91,14 @@ const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: R
       })
     })
   })
+
+const stoppedMessage = "The gateway stopped before this stream ended; retry the request."
+
+const cutOff = (response: ServerResponse) => {
+  if (!response.headersSent || response.writableEnded || response.destroyed) return
+  response.write(errorFrame(stoppedMessage))
+  response.end(doneFrame)
+}
 
 const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
   Effect.flatMap(Effect.service(ChatCompletions), (chat) => chat.run(request, meter, principal.projectId)).pipe(

@@ -38,6 +38,11 @@ export const statusOf = (reason: GatewayErrorReason): { readonly status: number;
         status: reason.kind === "overloaded" || reason.kind === "rate_limited" || reason.kind === "connect" ? 503 : reason.kind === "timeout" ? 504 : 502,
         type: "upstream_error"
       }
+    case "RequestTimeout":
+      return { status: 408, type: "invalid_request_error" }
+    // The spec's only type for a 503 (part 7); `code` says which dependency is down.
+    case "ServiceUnavailable":
+      return { status: 503, type: "upstream_error" }
     case "Internal":
       return { status: 500, type: "internal_server_error" }
   }
@@ -89,5 +94,7 @@ export const errorResponse = (error: GatewayError, options: RenderOptions): Http
     headers["retry-after-ms"] = String(ms)
   }
   if (error.reason._tag === "MethodNotAllowed") headers["allow"] = error.reason.allow.join(", ")
+  // The rest of a stalled body may never come: the connection is not reused.
+  if (error.reason._tag === "RequestTimeout") headers["connection"] = "close"
   return HttpServerResponse.jsonUnsafe(body, { status, headers })
 }

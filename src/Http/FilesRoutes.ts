@@ -49,12 +49,16 @@ const parseFields = (fields: Readonly<Record<string, string>>): Effect.Effect<Fi
   return Effect.succeed({ purpose, expiresAfterSeconds: value })
 }
 
+const tooLargeUpload = (maxBytes: number) =>
+  GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit (${maxBytes} bytes).`, "file")
+
+
 const upload = withUser(
   Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const service = yield* Files
     const maxBytes = (yield* GatewayConfigFile).config.files.max_upload_mb * 1024 * 1024
-    const tooLarge = () => GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit.`, "file")
+    const tooLarge = () => tooLargeUpload(maxBytes)
     let staged: StagedFile | undefined
     const form = readMultipartForm({
       fileField: "file",

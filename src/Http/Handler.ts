@@ -1,11 +1,15 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { ClientAbort } from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as SqlError from "effect/sql/SqlError"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
-import { errorResponse } from "./ErrorResponse.ts"
+import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
+import { isStorageOutage, storageUnavailable } from "../Services/Storage/StorageGuard.ts"
+import { errorResponse, statusOf } from "./ErrorResponse.ts"
 
 // Keyed by the platform's request object (Node's message), which lives exactly as long as the
 // request: the id costs no context entry, and whatever serves the request finds the same one.
@@ -26,6 +30,39 @@ export const currentRequestId: Effect.Effect<string, never, HttpServerRequest.Ht
   Effect.service(HttpServerRequest.HttpServerRequest),
   requestIdOf
 )
+
+/**
+ * The error a failed request answers with: its typed error, or for a defect a 500, except a
+ * database outage that surfaced as a defect (a store call outside the request guards), which
+ * is a 503 like every other outage. `undefined` for an interruption: nothing was answered.
+ */
+export const failureOf = (cause: Cause.Cause<GatewayError>, retryAfterMs: number): GatewayError | undefined => {
+  if (Cause.hasInterruptsOnly(cause)) return undefined
+  const failure = Cause.findErrorOption(cause)
+  if (failure._tag === "Some") return failure.value
+  const defect = Cause.findDefect(cause)
+  if (defect._tag === "Success" && SqlError.isSqlError(defect.success) && isStorageOutage(defect.success)) {
+    return storageUnavailable(retryAfterMs)
+  }
+  return GatewayError.internal("unhandled defect")
+}
+
+/**
+ * The status a failed request answers with (see `failureOf`). An interruption answers nothing
+ * of ours: 499 when the client went away, 503 when the server stopped it (the platform answers
+ * a request cut by the shutdown grace with an empty 503).
+ */
+export const statusOfFailure = (cause: Cause.Cause<GatewayError>, retryAfterMs: number): number => {
+  const error = failureOf(cause, retryAfterMs)
+  if (error !== undefined) return statusOf(error.reason).status
+  return cause.reasons.some((reason) => reason._tag === "Interrupt" && reason.annotations.has(ClientAbort.key)) ? 499 : 503
+}
+
+const defaultRetryAfterMs = 5_000
+const retryAfterOf = (fiber: { readonly context: Context.Context<never> }): number => {
+  const file = Context.getOrUndefined(fiber.context, GatewayConfigFile)
+  return file === undefined ? defaultRetryAfterMs : file.config.resilience.retry_after_seconds * 1000
+}
 
 export interface HandleOptions {
   readonly filesEndpoint?: boolean
@@ -50,12 +87,11 @@ export const handle = <R>(
         response.headers["x-request-id"] === requestId ? response : HttpServerResponse.setHeader(response, "x-request-id", requestId)
       ),
       Effect.catchCause((cause) => {
-        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-        const failure = Cause.findErrorOption(cause)
-        if (failure._tag === "Some") return Effect.succeed(errorResponse(failure.value, render))
-        return Effect.logError("unhandled defect", cause).pipe(
-          Effect.as(errorResponse(GatewayError.internal("unhandled defect"), render))
-        )
+        const error = failureOf(cause, retryAfterOf(fiber))
+        if (error === undefined) return Effect.failCause(cause as Cause.Cause<never>)
+        const response = errorResponse(error, render)
+        if (Cause.findErrorOption(cause)._tag === "Some") return Effect.succeed(response)
+        return Effect.as(Effect.logError(error.reason._tag === "Internal" ? "unhandled defect" : "database unreachable", cause), response)
       })
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
   })

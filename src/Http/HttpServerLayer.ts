@@ -5,7 +5,8 @@ import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { AppConfig } from "../Services/Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
-import { BodyLimit } from "./JsonBody.ts"
+import { BodyLimit, BodyReadTimeout } from "./JsonBody.ts"
+import { answerClientErrors, RequestGuardLive, routerConfig } from "./RequestGuard.ts"
 import type { RouteSignature } from "./Route.ts"
 import { routesLayer } from "./Routes.ts"
 
@@ -20,7 +21,7 @@ export const NodeServerLive = Layer.unwrap(
     const { config } = yield* GatewayConfigFile
     return NodeHttpServer.layer(
       () =>
-        drainOnClose(
+        drainOnClose(answerClientErrors(
           createServer({
             // Bodies and streams are bounded by our own limits and timeouts, not Node's.
             requestTimeout: 0,
@@ -28,7 +29,7 @@ export const NodeServerLive = Layer.unwrap(
             // Longer than common load balancer idle timeouts, so they close first.
             keepAliveTimeout: 65_000
           })
-        ),
+        )),
       { port: app.port, host: app.host, gracefulShutdownTimeout: `${config.server.shutdown_grace_seconds} seconds` }
     )
   })
@@ -47,7 +48,11 @@ const drainOnClose = (server: Server): Server => {
 }
 
 const SettingsLive = Layer.unwrap(
-  Effect.map(GatewayConfigFile, ({ config }) => Layer.succeed(BodyLimit, config.server.body_limit_mb * 1024 * 1024))
+  Effect.map(GatewayConfigFile, ({ config }) =>
+    Layer.merge(
+      Layer.succeed(BodyLimit, config.server.body_limit_mb * 1024 * 1024),
+      Layer.succeed(BodyReadTimeout, config.resilience.body_read_timeout_seconds * 1000)
+    ))
 )
 
 /** The `/v1` surface and health checks; admin routes are added by the composition root. */
@@ -55,6 +60,10 @@ export const HttpAppLive = <A, E, R, R2 = never>(
   extra: Layer.Layer<A, E, R>,
   extraRoutes: Effect.Effect<ReadonlyArray<RouteSignature>, never, R2> = Effect.succeed([])
 ) =>
-  HttpRouter.serve(Layer.mergeAll(routesLayer(extraRoutes), extra), { disableLogger: true, disableListenLog: true }).pipe(
+  HttpRouter.serve(Layer.mergeAll(routesLayer(extraRoutes), extra, RequestGuardLive), {
+    disableLogger: true,
+    disableListenLog: true,
+    routerConfig
+  }).pipe(
     Layer.provide(SettingsLive)
   )

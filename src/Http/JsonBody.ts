@@ -5,12 +5,76 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import { GatewayError } from "../Domain/GatewayError.ts"
+import { GatewayError, RequestTimeout } from "../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../Domain/SchemaErrors.ts"
-import { incomingMessageOf, requestHeader } from "./NodeMessage.ts"
+import { errorBody } from "./ErrorResponse.ts"
+import { requestIdOf } from "./Handler.ts"
+import { incomingMessageOf, requestHeader, serverResponseOf } from "./NodeMessage.ts"
 
 /** Largest request body accepted, in bytes (`server.body_limit_mb`). */
 export const BodyLimit = Context.Reference<number>("gateway/BodyLimit", { defaultValue: () => 200 * 1024 * 1024 })
+
+/** How long a request body may send nothing, in ms (`resilience.body_read_timeout_seconds`). */
+export const BodyReadTimeout = Context.Reference<number>("gateway/BodyReadTimeout", { defaultValue: () => 30_000 })
+
+export const bodyTimedOut = (stallMs: number): GatewayError =>
+  new GatewayError({
+    reason: new RequestTimeout({ message: `The request body sent nothing for ${Math.round(stallMs / 1000)} s; the connection is closed.` })
+  })
+
+/**
+ * Arms the socket's inactivity timer while a body is read: `onStall` runs when the client sends
+ * nothing for `stallMs`. A socket timer, not a fiber or a timer of our own per request. The
+ * returned function disarms it; the socket is not closed here (the 408 goes out first, with
+ * `Connection: close`).
+ */
+const unwatched = () => {}
+
+export const watchBodyStall = (source: IncomingMessage, stallMs: number, onStall: () => void): (() => void) => {
+  // Usually the whole body came with the headers: nothing left to wait for, nothing to arm.
+  if (source.complete) return unwatched
+  source.on("timeout", onStall)
+  source.socket?.setTimeout(stallMs)
+  return () => {
+    source.off("timeout", onStall)
+    source.socket?.setTimeout(0)
+  }
+}
+
+/**
+ * Fails with the 408 when the request's body stalls, for readers that cannot be stopped from
+ * inside (the platform's, raced against this on paths that are not hot). Stopping such a reader
+ * destroys the socket, so the 408 is written to it first, straight away; the failure that follows
+ * keeps the request's status (and its usage row) at 408. Disarms itself once the body has all
+ * arrived, then never completes.
+ */
+export const bodyStall = (request: HttpServerRequest.HttpServerRequest, stallMs: number): Effect.Effect<never, GatewayError> => {
+  const message = incomingMessageOf(request)
+  if (message === undefined) return Effect.never
+  return Effect.callback<never, GatewayError>((resume) => {
+    const unwatch = watchBodyStall(message, stallMs, () => {
+      const failure = bodyTimedOut(stallMs)
+      const response = serverResponseOf(request)
+      if (response !== undefined && !response.headersSent) {
+        const { status, body } = errorBody(failure, { requestId: requestIdOf(request) })
+        const text = JSON.stringify(body)
+        response.writeHead(status, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(text),
+          "x-request-id": requestIdOf(request),
+          connection: "close"
+        })
+        response.end(text)
+      }
+      resume(Effect.fail(failure))
+    })
+    message.once("end", unwatch)
+    return Effect.sync(() => {
+      message.off("end", unwatch)
+      unwatch()
+    })
+  })
+}
 
 const tooLarge = (limit: number) =>
   GatewayError.tooLarge(`The request body is larger than the ${Math.floor(limit / (1024 * 1024))} MB limit.`)
@@ -20,6 +84,11 @@ const isJsonContentType = (value: string | undefined): boolean => {
   const mediaType = value.split(";", 1)[0]!.trim().toLowerCase()
   return mediaType === "application/json" || (mediaType.startsWith("application/") && mediaType.endsWith("+json"))
 }
+
+// JSON can carry a NUL or a lone surrogate only as an escape (\u0000, \uD800): a plain search
+// of the text finds every candidate, and only then is the parsed body walked.
+const mayHoldBadText = (text: string): boolean =>
+  text.includes("\\u0000") || text.includes("\\ud") || text.includes("\\uD")
 
 const parseObject = (text: string): Effect.Effect<Record<string, unknown>, GatewayError> => {
   let parsed: unknown
@@ -33,7 +102,46 @@ const parseObject = (text: string): Effect.Effect<Record<string, unknown>, Gatew
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return Effect.fail(GatewayError.invalid("The request body must be a JSON object.", undefined, "invalid_body"))
   }
+  const bad = mayHoldBadText(text) ? badTextPath(parsed) : undefined
+  if (bad !== undefined) {
+    return Effect.fail(
+      GatewayError.invalid(
+        `Invalid value for '${bad}': text may not contain the NUL character (\\u0000) or an unpaired surrogate (\\uD800-\\uDFFF).`,
+        bad
+      )
+    )
+  }
   return Effect.succeed(parsed as Record<string, unknown>)
+}
+
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+const isBadText = (text: string): boolean => text.includes("\u0000") || !isWellFormed(text)
+
+/**
+ * The path (`messages[0].content`) of the first string or key holding U+0000 or an unpaired
+ * surrogate: text no database column, log line or provider can take as it is. Walked without
+ * recursion so that deep nesting cannot overflow the stack.
+ */
+export const badTextPath = (root: object): string | undefined => {
+  const stack: Array<{ readonly value: unknown; readonly path: string }> = [{ value: root, path: "" }]
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!
+    if (typeof value === "string") {
+      if (isBadText(value)) return path === "" ? "body" : path
+      continue
+    }
+    if (value === null || typeof value !== "object") continue
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]` })
+      continue
+    }
+    for (const [key, item] of Object.entries(value).reverse()) {
+      const at = path === "" ? key : `${path}.${key}`
+      if (isBadText(key)) return at
+      stack.push({ value: item, path: at })
+    }
+  }
+  return undefined
 }
 
 const unreadable = () => GatewayError.invalid("The request body could not be read.")
@@ -46,17 +154,22 @@ const decoder = new TextDecoder()
  * server's teardown deals with the rest of the body. Decoded like the platform does (a BOM
  * dropped, bad UTF-8 replaced).
  */
-const readIncoming = (source: IncomingMessage, limit: number): Effect.Effect<string, GatewayError> =>
+const readIncoming = (source: IncomingMessage, limit: number, stallMs: number): Effect.Effect<string, GatewayError> =>
   Effect.callback<string, GatewayError>((resume) => {
     if (source.readableEnded || source.destroyed) return resume(Effect.fail(unreadable()))
     const chunks: Array<Buffer> = []
     let size = 0
     const stop = () => {
+      unwatch()
       source.off("data", onData)
       source.off("end", onEnd)
       source.off("error", onFailure)
       source.off("close", onFailure)
     }
+    const unwatch = watchBodyStall(source, stallMs, () => {
+      stop()
+      resume(Effect.fail(bodyTimedOut(stallMs)))
+    })
     const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size <= limit) return void chunks.push(chunk)
@@ -81,8 +194,8 @@ const readIncoming = (source: IncomingMessage, limit: number): Effect.Effect<str
 
 // The platform's reader, for what `readIncoming` leaves to it: `Expect: 100-continue` (the
 // platform answers the expectation when the body is read) and non-Node requests (tests).
-const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
-  request.text.pipe(
+const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit: number, stallMs: number) => {
+  const text = request.text.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
     Effect.catch((error) =>
       error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
@@ -90,28 +203,34 @@ const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit
         : Effect.fail(unreadable())
     )
   )
+  const message = incomingMessageOf(request)
+  if (message === undefined) return text
+  // This path is rare (Expect: 100-continue): a race costs a fiber here, never on the usual path.
+  return Effect.raceFirst(text, bodyStall(request, stallMs))
+}
 
 /**
  * Reads a JSON object body. A declared Content-Length over the limit is refused before any
  * byte is read; a chunked body is cut off as soon as it passes the limit.
  */
 export const readJsonObject: Effect.Effect<Record<string, unknown>, GatewayError, HttpServerRequest.HttpServerRequest> =
-  Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
-    Effect.flatMap(Effect.service(BodyLimit), (limit) => {
-      if (!isJsonContentType(requestHeader(request, "content-type"))) {
-        return Effect.fail(
-          GatewayError.unsupportedMedia("This endpoint takes a JSON body; set the header Content-Type: application/json.")
-        )
-      }
-      const declared = Number(requestHeader(request, "content-length") ?? "")
-      if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(limit))
-      const message = incomingMessageOf(request)
-      const text = message !== undefined && message.headers.expect === undefined
-        ? readIncoming(message, limit)
-        : readThroughPlatform(request, limit)
-      return Effect.flatMap(text, parseObject)
-    })
-  )
+  Effect.flatMap(Effect.context<HttpServerRequest.HttpServerRequest>(), (context) => {
+    const request = Context.get(context, HttpServerRequest.HttpServerRequest)
+    const limit = Context.get(context, BodyLimit)
+    if (!isJsonContentType(requestHeader(request, "content-type"))) {
+      return Effect.fail(
+        GatewayError.unsupportedMedia("This endpoint takes a JSON body; set the header Content-Type: application/json.")
+      )
+    }
+    const declared = Number(requestHeader(request, "content-length") ?? "")
+    if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(limit))
+    const stallMs = Context.get(context, BodyReadTimeout)
+    const message = incomingMessageOf(request)
+    const text = message !== undefined && message.headers.expect === undefined
+      ? readIncoming(message, limit, stallMs)
+      : readThroughPlatform(request, limit, stallMs)
+    return Effect.flatMap(text, parseObject)
+  })
 
 /** Decodes an already-parsed body; the decoder is built once per schema, not per request. */
 export const bodyDecoder = <S extends Schema.Decoder<unknown>>(schema: S) => {

@@ -7,8 +7,9 @@ import type { GatewayError, GatewayErrorReason } from "../Domain/GatewayError.ts
 import type { UsageEndpoint, UsageError } from "../Domain/UsageEvent.ts"
 import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
+import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { statusOf } from "./ErrorResponse.ts"
-import { requestIdOf } from "./Handler.ts"
+import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 
 /** The error as the usage row records it: the client's `error.type` and `code`, and a provider failure's kind. */
@@ -33,8 +34,9 @@ const metered = <A extends { readonly model: string }, R1, R>(
 ) =>
   authenticated(
     scope,
-    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest>(), (context) => {
+    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile>(), (context) => {
       const principal = Context.get(context, CurrentPrincipal)
+      const retryAfterMs = Context.get(context, GatewayConfigFile).config.resilience.retry_after_seconds * 1000
       const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) =>
         read.pipe(
@@ -42,11 +44,13 @@ const metered = <A extends { readonly model: string }, R1, R>(
             meter.requestedModel = request.model
             return respond(request, meter, principal)
           }),
-          Effect.tapError((error) =>
+          // The status the client is answered with, defects included (see `Handler.failureOf`),
+          // so the usage row never claims a status the client did not get.
+          Effect.tapCause((cause) =>
             Effect.sync(() => {
-              const { status, type } = statusOf(error.reason)
-              meter.status = status
-              meter.error = usageErrorOf(type, error.reason)
+              meter.status = statusOfFailure(cause, retryAfterMs)
+              const error = failureOf(cause, retryAfterMs)
+              if (error !== undefined) meter.error = usageErrorOf(statusOf(error.reason).type, error.reason)
             })
           )
         ))

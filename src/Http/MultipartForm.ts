@@ -5,20 +5,23 @@ import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Multipart from "effect/http/Multipart"
 import { GatewayError } from "../Domain/GatewayError.ts"
-import { requestHeader } from "./NodeMessage.ts"
+import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
+import { bodyTimedOut } from "./JsonBody.ts"
+import { incomingMessageOf, requestHeader, serverResponseOf } from "./NodeMessage.ts"
+import { uploadParts, type UploadOutcome } from "./UploadBody.ts"
 
-/** The one file part of a form, as it streams in. */
+/** The one file part of a form, as it streams in; `content` fails with `tooLarge` past the file limit. */
 export interface FormFile {
   readonly key: string
   readonly filename: string
   readonly contentType: string
-  readonly content: Stream.Stream<Uint8Array, Multipart.MultipartError>
+  readonly content: Stream.Stream<Uint8Array, Multipart.MultipartError | GatewayError>
 }
 
 export interface MultipartFormOptions<E, R> {
   /** The field the file must come in (`file`). */
   readonly fileField: string
-  /** Largest file accepted; the whole body may be 1 MiB larger, for the other fields. */
+  /** Largest file accepted, exactly: a file of this many bytes passes, one more is `tooLarge`. */
   readonly maxFileBytes: number
   /** The 413 for a file (or body) over the limit. */
   readonly tooLarge: () => GatewayError
@@ -33,22 +36,44 @@ export interface MultipartFormOptions<E, R> {
 /** Form fields in arrival order per name (a name may repeat, like `timestamp_granularities[]`). */
 export type MultipartFields = Record<string, Array<string>>
 
+const controlCharacter = /[\u0000-\u001f\u007f]/
+
+/** Fails with `tooLarge` as soon as more than `max` bytes went by, so the limit is exact. */
+const capped = <E>(content: Stream.Stream<Uint8Array, E>, max: number, tooLarge: () => GatewayError) =>
+  Stream.suspend(() => {
+    let seen = 0
+    return Stream.mapEffect(content, (chunk) => {
+      seen += chunk.length
+      return seen > max ? Effect.fail(tooLarge()) : Effect.succeed(chunk)
+    })
+  })
+
 /**
  * Reads a multipart/form-data body: the text fields into memory (each bounded), the one file
- * part handed to `onFile` as a stream, so it is never held whole. A declared Content-Length
- * over the limits is refused before any byte is read; a chunked body as soon as it passes them.
- * A second file, a file in another field, or a malformed body is a 400 naming the field.
+ * part handed to `onFile` as a stream, so it is never held whole. The body is read straight from
+ * Node's message (`UploadBody.ts`): a declared Content-Length over the limits is refused before
+ * any byte is read, a chunked body as soon as it passes them, and a client that stops sending for
+ * `resilience.body_read_timeout_seconds` gets a 408. A second file, a file in another field, a
+ * file name with control characters or a malformed body is a 400 naming the field.
  */
 export const readMultipartForm = <E, R>(options: MultipartFormOptions<E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    const { config } = yield* GatewayConfigFile
     const contentType = requestHeader(request, "content-type") ?? ""
     if (!contentType.toLowerCase().startsWith("multipart/form-data")) return yield* options.notMultipart(contentType)
+    // The form around the file is small: the body may be 1 MiB larger than the file.
     const bodyLimit = options.maxFileBytes + 1024 * 1024
     if (Number(requestHeader(request, "content-length") ?? 0) > bodyLimit) return yield* options.tooLarge()
+    const stallMs = config.resilience.body_read_timeout_seconds * 1000
+    const outcome: UploadOutcome = { timedOut: false, tooLarge: false }
+    const message = incomingMessageOf(request)
+    const parts = message === undefined
+      ? request.multipartStream
+      : uploadParts(message, serverResponseOf(request), { maxBodyBytes: bodyLimit, stallMs }, outcome)
     const fields: MultipartFields = {}
     let files = 0
-    yield* request.multipartStream.pipe(
+    yield* parts.pipe(
       Stream.runForEach((part) =>
         Effect.gen(function*() {
           if (part._tag === "Field") {
@@ -62,11 +87,21 @@ export const readMultipartForm = <E, R>(options: MultipartFormOptions<E, R>) =>
             return yield* GatewayError.invalid(`Unexpected file field '${part.key}'; send the file as '${options.fileField}'.`, part.key)
           }
           if (++files > 1) return yield* GatewayError.invalid(`Send exactly one '${options.fileField}' per request.`, options.fileField)
-          yield* options.onFile({ key: part.key, filename: part.name, contentType: part.contentType, content: part.content })
+          if (controlCharacter.test(part.name)) {
+            return yield* GatewayError.invalid("The file name may not contain control characters.", options.fileField)
+          }
+          yield* options.onFile({
+            key: part.key,
+            filename: part.name,
+            contentType: part.contentType,
+            content: capped(part.content, options.maxFileBytes, options.tooLarge)
+          })
         })
       ),
       Effect.mapError((error): GatewayError | Exclude<E, Multipart.MultipartError> => {
         if (!(error instanceof Multipart.MultipartError)) return error as GatewayError | Exclude<E, Multipart.MultipartError>
+        if (outcome.timedOut) return bodyTimedOut(stallMs)
+        if (outcome.tooLarge) return options.tooLarge()
         switch (error.reason._tag) {
           case "FileTooLarge":
           case "BodyTooLarge":
@@ -80,7 +115,6 @@ export const readMultipartForm = <E, R>(options: MultipartFormOptions<E, R>) =>
         }
       }),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(bodyLimit)),
-      Effect.provideService(Multipart.MaxFileSize, ByteSize.bytes(options.maxFileBytes + 1)),
       Effect.provideService(Multipart.MaxFieldSize, ByteSize.bytes(options.maxFieldBytes ?? 1024 * 1024)),
       Effect.provideService(Multipart.MaxParts, 64)
     )

@@ -35,12 +35,15 @@ interface ChoiceState {
  * Turns provider-neutral events into exactly the spec 6.3 / 6.4 sequence, per choice:
  * one role chunk before anything else, deltas carrying only new text, a tool call's first
  * chunk with id/type/name and empty arguments then argument pieces, one finish chunk with an
- * empty delta, and after every choice a single usage chunk (only when asked for).
+ * empty delta, and after every choice a single usage chunk (only when asked for). Finish chunks
+ * are held until the upstream ended properly (`end`): a stream that breaks after its finish
+ * reason (before `[DONE]`, say) must not have told the client it stopped normally.
  * Duplicated or out-of-order provider events (a repeated start, a delta after finish) are
  * dropped here so no provider codec has to get this right on its own.
  */
 export class ChunkNormaliser {
   private readonly choices = new Map<number, ChoiceState>()
+  private readonly finishes: Array<ChunkWire> = []
   private usage: Usage | undefined
   /** True once a content, reasoning, refusal or tool-call delta went out: the point of no return. */
   committed = false
@@ -131,7 +134,7 @@ export class ChunkNormaliser {
         const state = this.choice(event.choice, out)
         if (state === undefined) return out
         state.finished = true
-        out.push(this.chunk(event.choice, {}, state.sawTools && event.reason === "stop" ? "tool_calls" : event.reason))
+        this.finishes.push(this.chunk(event.choice, {}, state.sawTools && event.reason === "stop" ? "tool_calls" : event.reason))
         return out
       }
       case "Usage": {
@@ -141,9 +144,9 @@ export class ChunkNormaliser {
     }
   }
 
-  /** The upstream ended normally: close every open choice, then the usage chunk if asked for. */
+  /** The upstream ended normally: the finish chunks held, every open choice closed, then the usage chunk if asked for. */
   end(): Array<ChunkWire> {
-    const out: Array<ChunkWire> = []
+    const out: Array<ChunkWire> = this.finishes.splice(0)
     if (this.choices.size === 0) this.choice(0, out)
     for (const [index, state] of this.choices) {
       if (state.finished) continue

@@ -1,53 +1,51 @@
 import * as Net from "node:net"
-import type { AddressInfo } from "node:net"
+
+// A TCP connection is reset (RST), as a stopped server's is; a unix socket can only be closed.
+const reset = (socket: Net.Socket) => {
+  try {
+    socket.resetAndDestroy()
+  } catch {
+    socket.destroy()
+  }
+}
+
+/** Where a proxy forwards to: a TCP port or a unix socket. */
+export type ProxyTarget = { readonly host: string; readonly port: number } | { readonly path: string }
 
 /**
- * A TCP proxy on loopback in front of a database (TCP or unix socket) that a test can cut: every
- * open connection is reset and new ones are closed at once, as when the database host goes
- * away, until `restore`. Lets a test take the database from one client while the test keeps
- * its own connection for assertions.
+ * A TCP proxy on loopback in front of a database or Redis, which a test can cut and restore to
+ * play "the server stopped" without touching the machine's shared servers. While cut, every open
+ * connection is reset and new ones are reset as soon as they are accepted, as a stopped server's
+ * port refuses them; restoring lets new connections through again.
  */
 export class CuttableProxy {
-  private server: Net.Server | undefined
+  private readonly target: ProxyTarget
   private readonly sockets = new Set<Net.Socket>()
+  private server: Net.Server | undefined
   private cutOff = false
   port = 0
-  private readonly target: { readonly path: string } | { readonly host: string; readonly port: number }
+  /** Connections accepted so far, forwarded or reset. */
+  accepted = 0
 
-  constructor(target: { readonly path: string } | { readonly host: string; readonly port: number }) {
+  constructor(target: ProxyTarget) {
     this.target = target
   }
 
   async start(): Promise<this> {
-    this.server = Net.createServer((client) => {
-      if (this.cutOff) return void client.destroy()
-      const upstream = "path" in this.target ? Net.connect({ path: this.target.path }) : Net.connect(this.target)
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket)
-        socket.on("close", () => this.sockets.delete(socket))
-        socket.on("error", () => {
-          client.destroy()
-          upstream.destroy()
-        })
-      }
-      client.pipe(upstream)
-      upstream.pipe(client)
-    })
+    this.server = Net.createServer((client) => this.accept(client))
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve))
-    this.port = (this.server!.address() as AddressInfo).port
+    this.port = (this.server.address() as Net.AddressInfo).port
     return this
+  }
+
+  get isCut(): boolean {
+    return this.cutOff
   }
 
   cut(): void {
     this.cutOff = true
-    for (const socket of this.sockets) {
-      // A reset where TCP allows it (the client side), a plain close on a unix socket.
-      try {
-        socket.resetAndDestroy()
-      } catch {
-        socket.destroy()
-      }
-    }
+    for (const socket of this.sockets) reset(socket)
+    this.sockets.clear()
   }
 
   restore(): void {
@@ -57,5 +55,25 @@ export class CuttableProxy {
   async stop(): Promise<void> {
     this.cut()
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve())
+  }
+
+  private accept(client: Net.Socket): void {
+    this.accepted++
+    if (this.cutOff) {
+      reset(client)
+      return
+    }
+    const upstream = "path" in this.target ? Net.connect({ path: this.target.path }) : Net.connect(this.target.port, this.target.host)
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket)
+      socket.on("error", () => undefined)
+      socket.on("close", () => {
+        this.sockets.delete(socket)
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
   }
 }

@@ -42,6 +42,10 @@ export type Reply =
   }
   /** Accept the request and never answer. */
   | { readonly kind: "hang" }
+  /** Reset the connection once the request is read, before any byte of an answer. */
+  | { readonly kind: "reset" }
+  /** Send the headers and the first `bytes` of `body`, then reset the connection. */
+  | { readonly kind: "partial"; readonly status: number; readonly body: string; readonly bytes: number }
 
 export type Responder = (request: RecordedRequest) => Reply
 
@@ -126,6 +130,15 @@ export class FakeUpstream {
         finished = true
         return
       case "hang":
+        return
+      case "reset":
+        req.socket.resetAndDestroy()
+        return
+      case "partial":
+        res.writeHead(reply.status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(reply.body)) })
+        res.write(Buffer.from(reply.body).subarray(0, reply.bytes), () => {
+          setTimeout(() => res.socket?.resetAndDestroy(), 20)
+        })
         return
       case "sse": {
         res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache" })

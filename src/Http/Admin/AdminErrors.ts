@@ -11,6 +11,7 @@ import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
 import { handle } from "../Handler.ts"
+import { BodyReadTimeout, bodyStall } from "../JsonBody.ts"
 import { documentedErrors } from "./AdminSchemas.ts"
 
 /** Admin bodies are a few short fields; anything bigger is a mistake or abuse. */
@@ -68,14 +69,24 @@ const toGateway = (failure: unknown): Effect.Effect<never, GatewayError> => {
   return Effect.die(failure)
 }
 
+/** A body that stalls is a 408 here too; the admin API is not a hot path, so a race is fine. */
+const withinBodyTimeout = <A, R>(effect: Effect.Effect<A, GatewayError, R>, endpoint: HttpApiEndpoint.Top) =>
+  endpoint.payload.size === 0
+    ? effect
+    : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.flatMap(Effect.service(BodyReadTimeout), (stallMs) => Effect.raceFirst(effect, bodyStall(request, stallMs))))
+
 export const AdminErrorsLive: Layer.Layer<AdminErrors> = Layer.succeed(AdminErrors, (httpEffect, { endpoint }) =>
   handle(
     Effect.gen(function* () {
       yield* checkBody(endpoint)
-      return yield* (httpEffect as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>).pipe(
-        Effect.catch(toGateway),
-        Effect.catchDefect((defect) => (isBodyTooLarge(defect) ? Effect.fail(tooLarge) : Effect.die(defect))),
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(adminBodyLimit))
+      return yield* withinBodyTimeout(
+        (httpEffect as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>).pipe(
+          Effect.catch(toGateway),
+          Effect.catchDefect((defect) => (isBodyTooLarge(defect) ? Effect.fail(tooLarge) : Effect.die(defect))),
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(adminBodyLimit))
+        ),
+        endpoint
       )
     })
   )

@@ -4,7 +4,13 @@ import { ApiKeyView, ApiScope, ProjectView, UserView } from "../../Domain/ApiKey
 
 /** Request and response bodies of the admin API, as the OpenAPI document shows them. */
 
-const NonEmptyName = Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200))
+// Stored text: no control characters (NUL cannot even be stored by Postgres), bounded length.
+const noControl = Schema.isPattern(/^[^\u0000-\u001f\u007f]*$/, { expected: "text without control characters" })
+const NonEmptyName = Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200), noControl)
+
+/** The last second of year 9999: every timestamp the database and `Date` can both hold. */
+export const maxUnixSeconds = 253_402_300_799
+const Timestamp = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxUnixSeconds }))
 
 export const CreateProjectBody = Schema.Struct({
   name: NonEmptyName
@@ -12,20 +18,20 @@ export const CreateProjectBody = Schema.Struct({
 
 export const CreateUserBody = Schema.Struct({
   name: NonEmptyName,
-  email: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(320))))
+  email: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(320), noControl)))
 }).annotate({ identifier: "CreateUserBody" })
 
 export const CreateKeyBody = Schema.Struct({
-  name: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(200)))),
-  user_id: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  name: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(200), noControl))),
+  user_id: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(200), noControl))),
   /** Omitted: every scope. */
   scopes: Schema.optionalKey(Schema.Array(ApiScope).check(Schema.isMinLength(1))),
   /** Unix seconds; omitted or null: never expires. */
-  expires_at: Schema.optionalKey(Schema.NullOr(Schema.Int.check(Schema.isGreaterThan(0))))
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxUnixSeconds }))))
 }).annotate({ identifier: "CreateKeyBody" })
 
 /** Unix seconds in the query string. */
-const UnixSeconds = Schema.NumberFromString.pipe(Schema.decodeTo(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))))
+const UnixSeconds = Schema.NumberFromString.pipe(Schema.decodeTo(Timestamp))
 
 export const UsageQuery = {
   from: Schema.optionalKey(UnixSeconds),

@@ -55,7 +55,6 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
           }
           const state = initialAnthropicStreamState()
           let ended = false
-          let finished = false
           return sseEvents(config.id, response.body).pipe(
             Stream.map((event) => anthropicStreamStep(state, event.event, event.data)),
             Stream.takeWhile((step) => {
@@ -73,15 +72,10 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
               }
             }),
             Stream.flattenIterable,
-            Stream.tap((event) =>
-              Effect.sync(() => {
-                if (event._tag === "Finish") finished = true
-              })
-            ),
-            // A connection that closes before `message_stop` and before any stop reason lost data.
+            // A connection that closes before `message_stop` is broken, even after a stop reason.
             Stream.concat(
               Stream.suspend(() =>
-                ended || finished ? Stream.empty : Stream.fail(streamFailure(config.id, "the stream ended early", true))
+                ended ? Stream.empty : Stream.fail(streamFailure(config.id, "the stream ended early", true))
               )
             )
           )

@@ -12,8 +12,9 @@ import { initialOpenAiStreamState, openAiStreamStep } from "./OpenAiStream.ts"
 /**
  * SSE events of an OpenAI-style stream -> provider-neutral events, a whole batch of events per
  * pull: the work per chunk is the codec itself, not a round of stream operators per event.
- * Stops at `[DONE]`; a provider error event fails the stream after the events before it; a
- * connection that closes before `[DONE]` and before any finish reason lost data.
+ * Stops at `[DONE]`; a provider error event or an event that is not JSON fails the stream after
+ * the events before it; a connection that closes before `[DONE]` is a broken stream even after a
+ * finish reason (the usage that follows it may be what was lost).
  */
 export const openAiEvents = (
   provider: string,
@@ -23,10 +24,9 @@ export const openAiEvents = (
     Effect.sync(() => {
       const state = initialOpenAiStreamState()
       let ended = false
-      let finished = false
       let failure: GatewayError | undefined
       const endOfBody = Effect.suspend((): Effect.Effect<never, GatewayError | Cause.Done> =>
-        ended || finished ? Cause.done() : Effect.fail(streamFailure(provider, "the stream ended early", true))
+        ended ? Cause.done() : Effect.fail(streamFailure(provider, "the stream ended early", true))
       )
       const decode = (batch: Arr.NonEmptyReadonlyArray<Sse.Event>): Array<ChatStreamEvent> => {
         const out: Array<ChatStreamEvent> = []
@@ -40,10 +40,7 @@ export const openAiEvents = (
             failure = streamFailure(provider, step.message, step.code !== "invalid_request_error")
             break
           }
-          for (const e of step.events) {
-            if (e._tag === "Finish") finished = true
-            out.push(e)
-          }
+          for (const e of step.events) out.push(e)
         }
         return out
       }

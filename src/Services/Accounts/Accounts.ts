@@ -5,6 +5,8 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { ProjectView, UserView } from "../../Domain/ApiKey.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
+import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+import { storageGuard } from "../Storage/StorageGuard.ts"
 
 interface ProjectRow {
   readonly id: string
@@ -38,8 +40,8 @@ const userView = (row: UserRow): UserView => ({
 export class Accounts extends Context.Service<
   Accounts,
   {
-    readonly createProject: (name: string) => Effect.Effect<ProjectView>
-    readonly listProjects: () => Effect.Effect<ReadonlyArray<ProjectView>>
+    readonly createProject: (name: string) => Effect.Effect<ProjectView, GatewayError>
+    readonly listProjects: () => Effect.Effect<ReadonlyArray<ProjectView>, GatewayError>
     readonly getProject: (id: string) => Effect.Effect<ProjectView, GatewayError>
     readonly createUser: (input: {
       readonly projectId: string
@@ -56,10 +58,11 @@ export class Accounts extends Context.Service<
     Accounts,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const guard = storageGuard((yield* GatewayConfigFile).config.resilience)
 
       const getProject = Effect.fn("Accounts.getProject")(function* (id: string) {
         const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at
-          FROM projects WHERE id = ${id}`.pipe(Effect.orDie)
+          FROM projects WHERE id = ${id}`.pipe(guard)
         const row = rows[0]
         if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
         return projectView(row)
@@ -67,7 +70,7 @@ export class Accounts extends Context.Service<
 
       const getUser = Effect.fn("Accounts.getUser")(function* (id: string) {
         const rows = yield* sql<UserRow>`SELECT id, project_id, name, email, extract(epoch from created_at)::float8 AS created_at
-          FROM users WHERE id = ${id}`.pipe(Effect.orDie)
+          FROM users WHERE id = ${id}`.pipe(guard)
         const row = rows[0]
         if (row === undefined) return yield* GatewayError.notFound(`No such user: ${id}`, "user_id")
         return userView(row)
@@ -76,12 +79,12 @@ export class Accounts extends Context.Service<
       return Accounts.of({
         createProject: Effect.fn("Accounts.createProject")(function* (name: string) {
           const rows = yield* sql<ProjectRow>`INSERT INTO projects (id, name) VALUES (${Ids.projectId()}, ${name})
-            RETURNING id, name, extract(epoch from created_at)::float8 AS created_at`.pipe(Effect.orDie)
+            RETURNING id, name, extract(epoch from created_at)::float8 AS created_at`.pipe(guard)
           return projectView(rows[0]!)
         }),
         listProjects: Effect.fn("Accounts.listProjects")(function* () {
           const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at
-            FROM projects ORDER BY seq`.pipe(Effect.orDie)
+            FROM projects ORDER BY seq`.pipe(guard)
           return rows.map(projectView)
         }),
         getProject,
@@ -89,18 +92,18 @@ export class Accounts extends Context.Service<
           yield* getProject(input.projectId)
           const rows = yield* sql<UserRow>`INSERT INTO users (id, project_id, name, email)
             VALUES (${Ids.userId()}, ${input.projectId}, ${input.name}, ${input.email ?? null})
-            RETURNING id, project_id, name, email, extract(epoch from created_at)::float8 AS created_at`.pipe(Effect.orDie)
+            RETURNING id, project_id, name, email, extract(epoch from created_at)::float8 AS created_at`.pipe(guard)
           return userView(rows[0]!)
         }),
         listUsers: Effect.fn("Accounts.listUsers")(function* (projectId: string) {
           yield* getProject(projectId)
           const rows = yield* sql<UserRow>`SELECT id, project_id, name, email, extract(epoch from created_at)::float8 AS created_at
-            FROM users WHERE project_id = ${projectId} ORDER BY created_at, id`.pipe(Effect.orDie)
+            FROM users WHERE project_id = ${projectId} ORDER BY created_at, id`.pipe(guard)
           return rows.map(userView)
         }),
         getUser,
         projectSeq: Effect.fn("Accounts.projectSeq")(function* (id: string) {
-          const rows = yield* sql<{ readonly seq: number }>`SELECT seq FROM projects WHERE id = ${id}`.pipe(Effect.orDie)
+          const rows = yield* sql<{ readonly seq: number }>`SELECT seq FROM projects WHERE id = ${id}`.pipe(guard)
           const row = rows[0]
           if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
           return Number(row.seq)

@@ -10,6 +10,7 @@ import * as Ids from "../../Domain/Ids.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { Accounts } from "./Accounts.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+import { storageGuard } from "../Storage/StorageGuard.ts"
 
 interface KeyRow {
   readonly id: string
@@ -66,7 +67,10 @@ export class ApiKeys extends Context.Service<
     readonly create: (input: CreateKeyInput) => Effect.Effect<{ readonly key: ApiKeyView; readonly secret: string }, GatewayError>
     readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<ApiKeyView>, GatewayError>
     readonly revoke: (id: string) => Effect.Effect<ApiKeyView, GatewayError>
-    /** Bearer secret -> principal, or 401. Cached for `auth.cache_ttl_seconds`. */
+    /**
+     * Bearer secret -> principal, or 401. Cached for `auth.cache_ttl_seconds`, and past that while
+     * the database is unreachable; an unknown key then gets a 503.
+     */
     readonly verify: (secret: string) => Effect.Effect<Principal, GatewayError>
   }
 >()("gateway/ApiKeys") {
@@ -75,7 +79,11 @@ export class ApiKeys extends Context.Service<
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const accounts = yield* Accounts
-      const ttlMs = (yield* GatewayConfigFile).config.auth.cache_ttl_seconds * 1000
+      const { config } = yield* GatewayConfigFile
+      const ttlMs = config.auth.cache_ttl_seconds * 1000
+      // A key already verified keeps working while the database is away (it is cached); a new
+      // one gets a 503 with Retry-After instead of a 500.
+      const guard = storageGuard(config.resilience)
       const spans = yield* optionalSpans
       // Bounded so a flood of random keys cannot grow memory without limit.
       const cache = new Map<string, { readonly verdict: Verdict; readonly until: number }>()
@@ -84,7 +92,7 @@ export class ApiKeys extends Context.Service<
       const lookup = (digest: Buffer) =>
         sql<KeyRow>`SELECT ${keyColumns(sql)} FROM api_keys k JOIN projects p ON p.id = k.project_id
           WHERE k.secret_sha256 = ${digest}`.pipe(
-          Effect.orDie,
+          guard,
           Effect.map((rows): Verdict => {
             const row = rows[0]
             if (row === undefined) return { _tag: "Unknown" }
@@ -123,13 +131,18 @@ export class ApiKeys extends Context.Service<
         const cacheKey = hash("sha256", secret, "base64")
         const cached = cache.get(cacheKey)
         if (cached !== undefined && cached.until > now) return judge(cached.verdict, now)
-        return Effect.flatMap(lookup(Buffer.from(cacheKey, "base64")), (verdict) => {
+        const fresh = Effect.flatMap(lookup(Buffer.from(cacheKey, "base64")), (verdict) => {
           if (ttlMs > 0) {
             if (cache.size >= maxEntries) cache.clear()
             cache.set(cacheKey, { verdict, until: now + ttlMs })
           }
           return judge(verdict, now)
         })
+        // While the database is away, a key seen before keeps its last verdict: it could not be
+        // revoked meanwhile anyway, and its requests need nothing else from the database.
+        return cached === undefined
+          ? fresh
+          : Effect.catchIf(fresh, (error) => error.reason._tag === "ServiceUnavailable", () => judge(cached.verdict, now))
       }
       const verify = (secret: string) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(secret, now)).pipe(spans.span("ApiKeys.verify"))
@@ -154,7 +167,7 @@ export class ApiKeys extends Context.Service<
               ${input.projectId}, ${input.userId ?? null}, ${scopes}::text[],
               ${input.expiresAt === undefined ? null : new Date(input.expiresAt * 1000)})
             RETURNING *)
-          SELECT ${keyColumns(sql)} FROM inserted k JOIN projects p ON p.id = k.project_id`.pipe(Effect.orDie)
+          SELECT ${keyColumns(sql)} FROM inserted k JOIN projects p ON p.id = k.project_id`.pipe(guard)
         return { key: view(rows[0]!), secret }
       })
 
@@ -163,13 +176,13 @@ export class ApiKeys extends Context.Service<
         list: Effect.fn("ApiKeys.list")(function* (projectId: string) {
           yield* accounts.getProject(projectId)
           const rows = yield* sql<KeyRow>`SELECT ${keyColumns(sql)} FROM api_keys k JOIN projects p ON p.id = k.project_id
-            WHERE k.project_id = ${projectId} ORDER BY k.seq`.pipe(Effect.orDie)
+            WHERE k.project_id = ${projectId} ORDER BY k.seq`.pipe(guard)
           return rows.map(view)
         }),
         revoke: Effect.fn("ApiKeys.revoke")(function* (id: string) {
           const rows = yield* sql<KeyRow>`WITH updated AS (
               UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id} RETURNING *)
-            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(Effect.orDie)
+            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(guard)
           const row = rows[0]
           if (row === undefined) return yield* GatewayError.notFound(`No such API key: ${id}`, "key_id")
           // This instance forgets at once; others within auth.cache_ttl_seconds.

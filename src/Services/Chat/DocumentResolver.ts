@@ -55,8 +55,16 @@ export class DocumentResolver extends Context.Service<
         Effect.gen(function* () {
           const file = part.file
           if (file.file_id !== undefined) {
-            const stored = yield* files.bytes(needs.projectId, file.file_id).pipe(
-              Effect.mapError(() => GatewayError.invalid(`No such File object: ${file.file_id}`, `${path}.file.file_id`))
+            // Another project's file is unknown here, exactly like an id that never existed; a
+            // storage outage stays a 503.
+            const stored = yield* files.bytes(needs.projectId, file.file_id, settings.max_inline_mb * 1024 * 1024).pipe(
+              Effect.mapError((error) =>
+                error.reason._tag === "NotFound"
+                  ? GatewayError.invalid(`No such File object: ${file.file_id}`, `${path}.file.file_id`)
+                  : error.reason._tag === "PayloadTooLarge"
+                  ? GatewayError.tooLarge(error.reason.message, `${path}.file.file_id`)
+                  : error
+              )
             )
             return { bytes: stored.bytes, filename: file.filename ?? stored.file.filename, mimeType: file.mime_type ?? stored.file.contentType }
           }

@@ -13,6 +13,7 @@ import { Extractor } from "./Extractor.ts"
 import { type FileRow, fromRow, listFiles, type ListQuery } from "./FilesQueries.ts"
 import { FileStore } from "./FileStore.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+import { storageGuard } from "../Storage/StorageGuard.ts"
 
 export interface StageInput {
   readonly filename: string
@@ -51,7 +52,7 @@ export class Files extends Context.Service<
     /** Streams the upload into the store (never whole in memory); the file does not exist yet. */
     readonly stage: <E>(principal: Principal, meta: StageInput, content: Stream.Stream<Uint8Array, E>) => Effect.Effect<StagedFile, GatewayError | E>
     /** Records a staged upload as a file; text extraction then runs in the background. */
-    readonly commit: (principal: Principal, staged: StagedFile, fields: FileFields) => Effect.Effect<FileObject>
+    readonly commit: (principal: Principal, staged: StagedFile, fields: FileFields) => Effect.Effect<FileObject, GatewayError>
     /** Deletes the bytes of an upload that will not become a file. */
     readonly discard: (staged: StagedFile) => Effect.Effect<void>
     readonly list: (principal: Principal, query: ListQuery) => Effect.Effect<{ readonly data: ReadonlyArray<FileObject>; readonly hasMore: boolean }, GatewayError>
@@ -61,8 +62,12 @@ export class Files extends Context.Service<
       principal: Principal,
       id: string
     ) => Effect.Effect<{ readonly file: StoredFileRecord; readonly stream: Stream.Stream<Uint8Array, GatewayError> }, GatewayError>
-    /** The whole file, for chat documents (bounded by the upload limit). */
-    readonly bytes: (projectId: string, id: string) => Effect.Effect<{ readonly file: StoredFileRecord; readonly bytes: Uint8Array }, GatewayError>
+    /** The whole file, for chat documents; a file over `maxBytes` is a 413 and is not read. */
+    readonly bytes: (
+      projectId: string,
+      id: string,
+      maxBytes: number
+    ) => Effect.Effect<{ readonly file: StoredFileRecord; readonly bytes: Uint8Array }, GatewayError>
     readonly remove: (principal: Principal, id: string) => Effect.Effect<{ readonly id: string; readonly object: "file"; readonly deleted: true }, GatewayError>
     /** Removes expired files (rows and bytes); safe to run on several instances at once. */
     readonly sweep: Effect.Effect<number>
@@ -74,7 +79,9 @@ export class Files extends Context.Service<
       const sql = yield* SqlClient.SqlClient
       const store = yield* FileStore
       const extractor = yield* Extractor
-      const settings = (yield* GatewayConfigFile).config.files
+      const { config } = yield* GatewayConfigFile
+      const settings = config.files
+      const guard = storageGuard(config.resilience)
       const background = yield* FiberSet.make()
       const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => ms / 1000)
 
@@ -84,7 +91,7 @@ export class Files extends Context.Service<
       const record = Effect.fn("Files.record")(function* (projectId: string, id: string) {
         const now = new Date((yield* nowSeconds) * 1000)
         const rows = yield* sql<FileRow>`SELECT ${columns} FROM files WHERE id = ${id} AND project_id = ${projectId}
-          AND (expires_at IS NULL OR expires_at > ${now})`.pipe(Effect.orDie)
+          AND (expires_at IS NULL OR expires_at > ${now})`.pipe(guard)
         const row = rows[0]
         if (row === undefined) return yield* GatewayError.notFound(noSuchFile(id), "file_id")
         return fromRow(row)
@@ -100,10 +107,16 @@ export class Files extends Context.Service<
           return Buffer.concat(chunks)
         })
 
-      // Text extraction after the upload answered: processed, or error with the reason.
+      // Text extraction after the upload answered: processed, or error with the reason. The
+      // extractor needs the whole file in memory, so only files a chat request could carry
+      // (`files.max_inline_mb`) are read: a larger upload never costs its size in memory.
+      const maxExtractedBytes = settings.max_inline_mb * 1024 * 1024
       const process = (file: StoredFileRecord) =>
         Effect.gen(function* () {
           if (!needsExtraction(file.contentType, file.filename)) return yield* setStatus(file.id, "processed", null)
+          if (file.bytes > maxExtractedBytes) {
+            return yield* setStatus(file.id, "error", `${file.filename}: larger than the ${settings.max_inline_mb} MB limit of documents sent to a model (files.max_inline_mb)`)
+          }
           const bytes = yield* readAll(file.storageKey)
           yield* extractor.extract({ bytes, filename: file.filename, mimeType: file.contentType }).pipe(
             Effect.matchEffect({
@@ -132,7 +145,7 @@ export class Files extends Context.Service<
           VALUES (${staged.id}, ${principal.projectId}, ${principal.userId}, ${staged.filename}, ${rest.purpose}, ${staged.bytes},
             ${staged.contentType}, ${staged.sha256}, 'uploaded', ${staged.key}, ${new Date(created * 1000)},
             ${expiresAt === null ? null : new Date(expiresAt * 1000)})
-          RETURNING ${columns}`.pipe(Effect.orDie)
+          RETURNING ${columns}`.pipe(guard)
         const file = fromRow(rows[0]!)
         yield* FiberSet.run(background, process(file))
         return fileObject(file)
@@ -142,7 +155,7 @@ export class Files extends Context.Service<
 
       const remove = Effect.fn("Files.remove")(function* (principal: Principal, id: string) {
         const file = yield* record(principal.projectId, id)
-        yield* sql`DELETE FROM files WHERE id = ${file.id}`.pipe(Effect.orDie)
+        yield* sql`DELETE FROM files WHERE id = ${file.id}`.pipe(guard)
         yield* store.delete(file.storageKey).pipe(Effect.catchCause((cause) => Effect.logWarning(`bytes of ${id} not deleted`, cause)))
         return { id: file.id, object: "file", deleted: true } as const
       })
@@ -173,7 +186,7 @@ export class Files extends Context.Service<
         commit,
         discard,
         list: Effect.fn("Files.list")(function* (principal: Principal, query: ListQuery) {
-          const result = yield* listFiles(sql, columns, principal.projectId, query, new Date((yield* nowSeconds) * 1000))
+          const result = yield* guard(listFiles(sql, columns, principal.projectId, query, new Date((yield* nowSeconds) * 1000)))
           return { data: result.rows.map(fileObject), hasMore: result.hasMore }
         }),
         get: (principal, id) => Effect.map(record(principal.projectId, id), fileObject),
@@ -183,8 +196,11 @@ export class Files extends Context.Service<
           const stored = yield* store.get(file.storageKey)
           return { file, stream: stored.stream }
         }),
-        bytes: Effect.fn("Files.bytes")(function* (projectId: string, id: string) {
+        bytes: Effect.fn("Files.bytes")(function* (projectId: string, id: string, maxBytes: number) {
           const file = yield* record(projectId, id)
+          if (file.bytes > maxBytes) {
+            return yield* GatewayError.tooLarge(`${file.filename} is larger than the ${Math.floor(maxBytes / (1024 * 1024))} MB limit of documents sent to a model.`)
+          }
           return { file, bytes: yield* readAll(file.storageKey) }
         }),
         remove,

@@ -54,9 +54,7 @@ export const listFiles = (
     const live = sql`project_id = ${projectId} AND (expires_at IS NULL OR expires_at > ${now})`
     let cursor = sql``
     if (query.after !== undefined) {
-      const anchor = yield* sql<{ created_at: Date; id: string }>`SELECT created_at, id FROM files WHERE id = ${query.after} AND ${live}`.pipe(
-        Effect.orDie
-      )
+      const anchor = yield* sql<{ created_at: Date; id: string }>`SELECT created_at, id FROM files WHERE id = ${query.after} AND ${live}`
       if (anchor[0] === undefined) return yield* GatewayError.invalid(`No such File object: ${query.after}`, "after")
       cursor =
         query.order === "desc"
@@ -65,8 +63,6 @@ export const listFiles = (
     }
     const purpose = query.purpose === undefined ? sql`` : sql`AND purpose = ${query.purpose}`
     const order = query.order === "desc" ? sql`ORDER BY created_at DESC, id DESC` : sql`ORDER BY created_at ASC, id ASC`
-    const rows = yield* sql<FileRow>`SELECT ${columns} FROM files WHERE ${live} ${cursor} ${purpose} ${order} LIMIT ${query.limit + 1}`.pipe(
-      Effect.orDie
-    )
+    const rows = yield* sql<FileRow>`SELECT ${columns} FROM files WHERE ${live} ${cursor} ${purpose} ${order} LIMIT ${query.limit + 1}`
     return { rows: rows.slice(0, query.limit).map(fromRow), hasMore: rows.length > query.limit }
   })

@@ -24,8 +24,11 @@ const bytesOf = (reference: ImageReference, sources: ReferenceSources): Effect.E
     case "File":
       // Another project's file is exactly as unknown as a file that never existed.
       return Effect.map(
-        Effect.mapError(sources.files.bytes(sources.projectId, reference.fileId), () =>
-          GatewayError.invalid(`No such File object: ${reference.fileId}`, reference.param, "file_not_found")),
+        Effect.mapError(sources.files.bytes(sources.projectId, reference.fileId, sources.maxBytes), (error) =>
+          // Only "not found" becomes the reference's 400; an outage (503) or a file over the limit (413) stays itself.
+          error.reason._tag === "NotFound"
+            ? GatewayError.invalid(`No such File object: ${reference.fileId}`, reference.param, "file_not_found")
+            : error),
         (stored) => stored.bytes
       )
   }

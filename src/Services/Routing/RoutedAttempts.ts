@@ -14,6 +14,8 @@ export type RoutedEvent = ChatStreamEvent | { readonly _tag: "Served"; readonly 
 /** Collects every provider call of one request, for the usage event and response headers. */
 export class AttemptLog {
   readonly attempts: Array<UsageAttempt> = []
+  /** Calls begun, the one in flight included (a stream's serving attempt is logged only at its end). */
+  started = 0
 }
 
 /** An event that reaches the client: after it a failure can no longer fall back (issue: streams commit). */

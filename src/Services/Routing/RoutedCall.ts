@@ -53,6 +53,7 @@ export const routedCall = <A>(
       const run = Effect.suspend(() => {
         const startedAt = clock.currentTimeMillisUnsafe()
         if (startedAt >= deadlineAt) return Effect.fail(cut())
+        log.started++
         let result = call(candidate).pipe(Effect.onInterrupt(() => parts.record(candidate, log, startedAt, undefined, true)))
         if (!live || !parts.honoursDeadline(candidate)) {
           result = withDeadline(result, deadlineAt - startedAt, () => Effect.fail(cut()))

@@ -85,6 +85,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
           const step = planner.next(error)
           if (step === undefined) return Effect.fail(parts.finalError(model, error, log))
           const { candidate } = step
+          log.started++
           const provider = parts.provider(candidate.deployment.provider)
           const events = provider === undefined
             ? Stream.fail(parts.unavailable(candidate))

@@ -65,6 +65,19 @@ const startEmbedded = (dataDir: string, socketPath: string) =>
       })
   )
 
+/**
+ * `?prepare=false` in DATABASE_URL turns named prepared statements off, for servers that cannot
+ * keep them per connection: a pooler in transaction mode, or the embedded storage's socket (one
+ * session behind every connection). Other parameters are the driver's.
+ */
+const urlOptions = (url: Redacted.Redacted<string>): { readonly prepare?: boolean } => {
+  try {
+    return new URL(Redacted.value(url)).searchParams.get("prepare") === "false" ? { prepare: false } : {}
+  } catch {
+    return {}
+  }
+}
+
 const migrated = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
   Layer.effectDiscard(
     runMigrations.pipe(Effect.mapError((cause) => new DatabaseStartError({ message: `migration failed: ${String(cause)}` })))
@@ -78,7 +91,7 @@ export const DatabaseLive: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, 
   Effect.gen(function* () {
     const app = yield* AppConfig
     if (app.databaseUrl !== undefined) {
-      return migrated(PgClient.layer({ url: app.databaseUrl, maxConnections: 10 }))
+      return migrated(PgClient.layer({ url: app.databaseUrl, maxConnections: 10, ...urlOptions(app.databaseUrl) }))
     }
     const socketPath = embeddedSocketPath(app.dataDir)
     return migrated(Layer.unwrap(Effect.as(startEmbedded(app.dataDir, socketPath), pgOverSocket(socketPath))))
@@ -93,7 +106,7 @@ export const DatabaseForCli: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient
   Effect.gen(function* () {
     const app = yield* AppConfig
     if (app.databaseUrl !== undefined) {
-      return migrated(PgClient.layer({ url: app.databaseUrl, maxConnections: 2 }))
+      return migrated(PgClient.layer({ url: app.databaseUrl, maxConnections: 2, ...urlOptions(app.databaseUrl) }))
     }
     const socketPath = embeddedSocketPath(app.dataDir)
     // A gateway that is still starting holds the lock before its socket exists: wait for the socket.

@@ -30,7 +30,9 @@ describe("file expiry", () => {
       port: 0, host: "127.0.0.1", configPath: undefined, databaseUrl: storage.databaseUrl, dataDir: storage.dataDir,
       adminToken: undefined, otlpEndpoint: undefined, redisUrl: undefined, redisPrefix: "t:", logLevel: "warn"
     }
-    runtime = ManagedRuntime.make(Accounts.layer.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(AppConfig.make(settings))))
+    runtime = ManagedRuntime.make(
+      Accounts.layer.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(GatewayConfigFile.fromConfig(config)), Layer.provide(AppConfig.make(settings)))
+    )
     database = await runtime.runPromise(Effect.context<SqlClient.SqlClient>())
     const project = await runtime.runPromise(Effect.flatMap(Accounts, (a) => a.createProject("expiry")))
     principal = { keyId: "key_x", keySeq: 1, projectId: project.id, projectSeq: 1, userId: "user_x", scopes: new Set(["files"]), expiresAt: null }

@@ -5,34 +5,40 @@ import { createClient } from "redis"
 import { RoutingSettings } from "../../../src/Domain/GatewayConfig.ts"
 import { AppConfig } from "../../../src/Services/Config/AppConfig.ts"
 import { DatabaseLive } from "../../../src/Services/Storage/Database.ts"
-import { type HealthStore, postgresHealthStore, redisHealthStore } from "../../../src/Services/Routing/DeploymentHealthStores.ts"
+import { postgresHealthStore, redisHealthStore, type SharedHealthStore } from "../../../src/Services/Routing/DeploymentHealthStores.ts"
+import { connectRedis } from "../../../src/Services/Routing/RedisConnection.ts"
+import { ResilienceSettings } from "../../../src/Domain/ResilienceSettings.ts"
 import { makeTestStorage, type TestStorage } from "../../support/TestDatabase.ts"
 
 const routing = Schema.decodeUnknownSync(RoutingSettings)({ failure_threshold: 2, cooldown_seconds: 30 })
+const resilience = Schema.decodeUnknownSync(ResilienceSettings)({})
 const redisUrl = process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379"
 
-/** Two gateway instances share one store: what one records, the other sees. */
-const sharedSuite = (name: string, makeStores: () => Promise<readonly [HealthStore, HealthStore]>) =>
+/** Two gateway instances share one store: what one records, the other reads. */
+const sharedSuite = (name: string, makeStores: () => Promise<readonly [SharedHealthStore, SharedHealthStore]>) =>
   describe(`deployment health shared through ${name}`, () => {
-    it("a circuit opened by one instance is open for the other, and a success closes the count", async () => {
+    it("a circuit opened by one instance is open for the other, and a success resets the count", async () => {
       const [one, two] = await makeStores()
       const now = Date.now()
       const key = `prov/model-${Math.random().toString(36).slice(2)}`
       await Effect.runPromise(one.recordFailure(key, { now }))
-      expect(await Effect.runPromise(two.openUntil(key))).toBe(0)
+      const first = await Effect.runPromise(two.snapshot)
+      expect(first.failing.has(key)).toBe(true)
+      expect(first.openUntil.get(key) ?? 0).toBeLessThan(now)
       await Effect.runPromise(one.recordFailure(key, { now }))
-      const fresh = (await makeStores())[1]
-      const until = await Effect.runPromise(fresh.openUntil(key))
+      const until = (await Effect.runPromise(two.snapshot)).openUntil.get(key) ?? 0
       expect(until).toBeGreaterThanOrEqual(now + 29_000)
       expect(until).toBeLessThanOrEqual(now + 31_000)
+      await Effect.runPromise(two.recordSuccess(key))
+      expect((await Effect.runPromise(one.snapshot)).failing.has(key)).toBe(false)
     })
 
     it("a retry-after opens the circuit for that long even below the threshold", async () => {
-      const [one] = await makeStores()
+      const [one, two] = await makeStores()
       const now = Date.now()
       const key = `prov/ra-${Math.random().toString(36).slice(2)}`
       await Effect.runPromise(one.recordFailure(key, { now, retryAfterMs: 5000 }))
-      const until = await Effect.runPromise((await makeStores())[1].openUntil(key))
+      const until = (await Effect.runPromise(two.snapshot)).openUntil.get(key) ?? 0
       expect(Math.abs(until - (now + 5000))).toBeLessThan(1000)
     })
   })
@@ -81,7 +87,13 @@ describe("deployment health stores", () => {
   })
 
   sharedSuite("Redis", async () => {
-    const make = () => Effect.runPromise(redisHealthStore(Redacted.make(redisUrl), routing, prefix).pipe(Scope.provide(redisScope)))
+    const make = () =>
+      Effect.runPromise(
+        connectRedis(Redacted.make(redisUrl), resilience).pipe(
+          Effect.map((client) => redisHealthStore(client, routing, prefix)),
+          Scope.provide(redisScope)
+        )
+      )
     return [await make(), await make()] as const
   })
 })
