@@ -52,7 +52,7 @@ describe("admin CLI", () => {
   const json = async <S extends Schema.Decoder<unknown>>(schema: S, ...args: ReadonlyArray<string>): Promise<S["Type"]> =>
     decodeExact(schema, JSON.parse(await ok(...args, "--json")))
   const KeysList = listOf(ApiKeyView)
-  const CreatedWithProject = Schema.Struct({ project: ProjectView, ...CreatedKey.fields })
+  const CreatedWithProject = Schema.Struct({ project: ProjectView, user: UserView, ...CreatedKey.fields })
 
   /** One line on stderr, nothing on stdout, non-zero exit. */
   const expectFailure = (run: Run, code: number, text: string) => {
@@ -151,6 +151,9 @@ describe("admin CLI", () => {
     async () => {
       const kept = await json(CreatedWithProject, "keys", "create", "--new-project", "Restart", "--scopes", "models")
       expect(kept.project.name).toBe("Restart")
+      // A new project comes with a user, so its first key also works on the files endpoints.
+      expect(kept.user.project_id).toBe(kept.project.id)
+      expect(kept.key.user_id).toBe(kept.user.id)
       expect(kept.secret).toMatch(secretPattern)
       const dropped = await json(CreatedKey, "keys", "create", "--project", kept.project.id)
       await ok("keys", "revoke", dropped.key.id)

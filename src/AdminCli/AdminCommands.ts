@@ -13,6 +13,8 @@ import { UsageLedger } from "../Services/Usage/UsageLedger.ts"
 import { CliUsageError, nonEmpty, parseDuration, parseScopes, parseTime } from "./CliArgs.ts"
 import { CliServicesLive } from "./CliServices.ts"
 import * as Human from "./HumanOutput.ts"
+import { createProjectWithUser } from "./ProjectWithUser.ts"
+import { waitCommand } from "./WaitCommand.ts"
 
 /** `--json` anywhere on the line: print the admin API's JSON bodies instead of text. */
 export const Json = GlobalFlag.Setting("json")({
@@ -99,7 +101,8 @@ const keysCreate = Command.make(
     name: optionalString("name", "A label for the key"),
     scopes: optionalString("scopes", "Comma-separated scopes, e.g. chat,models (default: all)"),
     expiresIn: optionalString("expires-in", "Lifetime such as 12h, 30d or 2w (default: never expires)"),
-    expiresAt: optionalString("expires-at", "Expiry as unix seconds or an ISO 8601 date")
+    expiresAt: optionalString("expires-at", "Expiry as unix seconds or an ISO 8601 date"),
+    secretOnly: Flag.Boolean("secret-only").pipe(Flag.withDefault(false), Flag.withDescription("Print only the secret (for KEY=$(...))"))
   },
   (input) =>
     Effect.gen(function* () {
@@ -107,7 +110,7 @@ const keysCreate = Command.make(
         return yield* new CliUsageError({ message: "give exactly one of --project <id> or --new-project <name>" })
       }
       if (Option.isSome(input.newProject) && Option.isSome(input.user)) {
-        return yield* new CliUsageError({ message: "--user cannot be combined with --new-project: a new project has no users" })
+        return yield* new CliUsageError({ message: "--user cannot be combined with --new-project: the new project's own user gets the key" })
       }
       if (Option.isSome(input.expiresIn) && Option.isSome(input.expiresAt)) {
         return yield* new CliUsageError({ message: "give at most one of --expires-in and --expires-at" })
@@ -127,16 +130,18 @@ const keysCreate = Command.make(
       yield* withServices(
         Effect.gen(function* () {
           const keys = yield* ApiKeys
-          const project = newProjectName === undefined ? undefined : yield* (yield* Accounts).createProject(newProjectName)
+          const fresh = newProjectName === undefined ? undefined : yield* createProjectWithUser(newProjectName)
+          const project = fresh?.project
           const created = yield* keys.create({
             projectId: project?.id ?? Option.getOrThrow(input.project),
-            userId: orUndefined(input.user),
+            userId: fresh?.user.id ?? orUndefined(input.user),
             name: orUndefined(input.name),
             scopes,
             expiresAt
           })
-          yield* emit(project === undefined ? created : { project, ...created }, (c) =>
-            [...(project === undefined ? [] : [Human.projectCreated(project)]), Human.keyCreated(c.key, c.secret)].join("\n")
+          if (input.secretOnly) return yield* Console.log(created.secret)
+          yield* emit(fresh === undefined ? created : { ...fresh, ...created }, (c) =>
+            [...(fresh === undefined ? [] : [Human.projectCreated(fresh.project), Human.userCreated(fresh.user)]), Human.keyCreated(c.key, c.secret)].join("\n")
           )
         })
       )
@@ -192,6 +197,6 @@ const usage = Command.make(
 /** `admin <group> <command>`: key management against the gateway's database. */
 export const adminCommand = Command.make("admin").pipe(
   Command.withDescription("Key-management console of the model gateway"),
-  Command.withSubcommands([projects, users, keys, usage]),
+  Command.withSubcommands([projects, users, keys, usage, waitCommand]),
   Command.withGlobalFlags([Json])
 )
