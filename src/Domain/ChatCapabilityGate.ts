@@ -15,6 +15,10 @@ export const decodedSize = (data: string): number => {
   return Math.floor(((end - start) * 3) / 4)
 }
 
+/** How to state a capability in the configuration, for the message of a request that needs it. */
+export const stateIt = (model: string, capability: string): string =>
+  ` If it does, state it in the gateway configuration: capabilities.${capability}: true on the model '${model}'.`
+
 const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`
 
 /**
@@ -37,13 +41,13 @@ export const checkCapabilities = (
       const path = `messages[${i}].content[${j}]`
       switch (part.type) {
         case "image_url":
-          if (!c.vision) return GatewayError.invalid(`The model '${name}' does not accept image input.`, path, "unsupported_content")
+          if (!c.vision) return GatewayError.invalid(`The model '${name}' does not accept image input.${stateIt(name, "vision")}`, path, "unsupported_content")
           break
         case "input_audio":
-          if (!c.audio_input) return GatewayError.unsupportedMedia(`The model '${name}' does not accept audio input.`, path)
+          if (!c.audio_input) return GatewayError.unsupportedMedia(`The model '${name}' does not accept audio input.${stateIt(name, "audio_input")}`, path)
           break
         case "file":
-          if (!c.file_input) return GatewayError.unsupportedMedia(`The model '${name}' does not accept file input.`, path)
+          if (!c.file_input) return GatewayError.unsupportedMedia(`The model '${name}' does not accept file input.${stateIt(name, "file_input")}`, path)
           if (part.file.file_id !== undefined && (part.file.file_data !== undefined || part.file.file_url !== undefined)) {
             return GatewayError.invalid(`'file_id' cannot be combined with 'file_data' or 'file_url' ('${path}.file').`, `${path}.file.file_id`)
           }
@@ -58,7 +62,7 @@ export const checkCapabilities = (
           }
           break
         case "input_video": {
-          if (!c.video_input) return GatewayError.unsupportedMedia(`The model '${name}' does not accept video input.`, path)
+          if (!c.video_input) return GatewayError.unsupportedMedia(`The model '${name}' does not accept video input.${stateIt(name, "video_input")}`, path)
           const video = part.input_video
           if ((video.url === undefined) === (video.data === undefined)) {
             return GatewayError.invalid(`'${path}.input_video' needs exactly one of 'url' or 'data'.`, `${path}.input_video`)
@@ -78,13 +82,13 @@ export const checkCapabilities = (
     }
   }
   if (request.tools !== undefined && !c.tools) {
-    return GatewayError.invalid(`The model '${name}' does not support tools.`, "tools", "unsupported_parameter")
+    return GatewayError.invalid(`The model '${name}' does not support tools.${stateIt(name, "tools")}`, "tools", "unsupported_parameter")
   }
   if (request.response_format?.type === "json_schema" && !c.structured_output) {
-    return GatewayError.invalid(`The model '${name}' does not support structured output ('json_schema').`, "response_format", "unsupported_parameter")
+    return GatewayError.invalid(`The model '${name}' does not support structured output ('json_schema').${stateIt(name, "structured_output")}`, "response_format", "unsupported_parameter")
   }
   if (request.logprobs === true && !c.logprobs) {
-    return GatewayError.invalid(`The model '${name}' does not return log probabilities.`, "logprobs", "unsupported_parameter")
+    return GatewayError.invalid(`The model '${name}' does not return log probabilities.${stateIt(name, "logprobs")}`, "logprobs", "unsupported_parameter")
   }
   if (request.modalities?.includes("audio") === true) {
     return GatewayError.invalid(`The model '${name}' does not produce audio output.`, "modalities", "unsupported_parameter")

@@ -9,6 +9,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { AppConfig } from "../Services/Config/AppConfig.ts"
 import { adminAuthLayer, refusal, tokenMatcher } from "./Admin/AdminAuth.ts"
 import { AdminApi } from "./Admin/AdminApiDefinition.ts"
+import { AdminDisabledLive } from "./Admin/AdminDisabled.ts"
 import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
 import { KeysGroupLive, ProjectsGroupLive, UsageGroupLive, UsersGroupLive } from "./Admin/AdminHandlers.ts"
 import { handle } from "./Handler.ts"
@@ -62,9 +63,9 @@ export const adminRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>, 
 )
 
 /**
- * The admin API when GATEWAY_ADMIN_TOKEN is set; otherwise nothing is registered and the
- * gateway's catch-all answers `/admin/...` with its 404.
+ * The admin API when GATEWAY_ADMIN_TOKEN is set; otherwise `/admin/...` answers a 404 saying
+ * it is disabled and how to enable it.
  */
 export const AdminRoutesLive = Layer.unwrap(
-  Effect.map(AppConfig, (app) => (app.adminToken === undefined ? Layer.empty : adminApiLayer(app.adminToken)))
+  Effect.map(AppConfig, (app) => (app.adminToken === undefined ? AdminDisabledLive : adminApiLayer(app.adminToken)))
 )

@@ -52,7 +52,7 @@ const buildLayer = (options: StartOptions) =>
     }
     return GatewayLive.pipe(
       Layer.provide(options.observability ?? Layer.empty),
-      Layer.provideMerge(GatewayConfigFile.fromConfig(config)),
+      Layer.provideMerge(GatewayConfigFile.fromConfig(config, "test-config.yaml", options.config)),
       Layer.provideMerge(AppConfig.make(settings)),
       Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
     )

@@ -13,6 +13,7 @@ import { GatewayConfig } from "../../Domain/GatewayConfig.ts"
 import { profileFor, profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { imageModelProblem, withImageFamilies } from "./ImageModelCheck.ts"
+import { keyVariables } from "./ProviderKeys.ts"
 
 /** A config file that cannot be used. `toString` is the single line printed at start-up. */
 export class ConfigLoadError extends Data.TaggedError("ConfigLoadError")<{
@@ -33,6 +34,8 @@ export interface LoadedConfig {
   readonly config: GatewayConfig
   /** Unix seconds: the file's modification time, the default `created` of catalogue entries. */
   readonly modifiedAt: number
+  /** Provider id -> the environment variable its `api_key` reads; for messages only. */
+  readonly keyVariables?: Readonly<Record<string, string>>
 }
 
 export class GatewayConfigFile extends Context.Service<GatewayConfigFile, LoadedConfig>()("gateway/GatewayConfigFile") {
@@ -43,8 +46,8 @@ export class GatewayConfigFile extends Context.Service<GatewayConfigFile, Loaded
       return GatewayConfigFile.of(yield* loadConfigFile(resolveConfigPath(app.configPath), process.env))
     })
   )
-  static readonly fromConfig = (config: GatewayConfig, file = "<inline>") =>
-    Layer.succeed(GatewayConfigFile, GatewayConfigFile.of({ file, config, modifiedAt: 0 }))
+  static readonly fromConfig = (config: GatewayConfig, file = "<inline>", raw?: unknown) =>
+    Layer.succeed(GatewayConfigFile, GatewayConfigFile.of({ file, config, modifiedAt: 0, keyVariables: keyVariables(raw) }))
 }
 
 const shippedExample = fileURLToPath(new URL("../../../gateway.example.yaml", import.meta.url))
@@ -220,7 +223,8 @@ export const loadConfigFile = (file: string, env: Readonly<Record<string, string
         problem: `invalid YAML: ${yamlError.message.split("\n")[0]}`
       })
     }
-    const config = yield* decodeConfig(file, document.toJS(), env)
+    const raw: unknown = document.toJS()
+    const config = yield* decodeConfig(file, raw, env)
     const modifiedAt = Math.floor(statSync(file).mtimeMs / 1000)
-    return { file, config, modifiedAt } satisfies LoadedConfig
+    return { file, config, modifiedAt, keyVariables: keyVariables(raw) } satisfies LoadedConfig
   })

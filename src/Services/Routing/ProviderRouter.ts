@@ -30,6 +30,8 @@ import { routedCall } from "./RoutedCall.ts"
 import { routedStream } from "./RoutedStream.ts"
 import { type Candidate, deploymentKey, RoutePlanner } from "./RoutePlanner.ts"
 import { finalRoutingError } from "./RoutingError.ts"
+import { keylessRoutes } from "./KeylessRoutes.ts"
+import { keylessProviders } from "../Config/ProviderKeys.ts"
 import { type AttemptLog, commits, type RoutedEvent, type Served } from "./RoutedAttempts.ts"
 
 const unavailable = (candidate: Candidate) =>
@@ -75,7 +77,9 @@ export class ProviderRouter extends Context.Service<
     ProviderRouter,
     Effect.gen(function* () {
       const settings = (yield* GatewayConfigFile).config.routing
-      const { config: gatewayConfig } = yield* GatewayConfigFile
+      const loaded = yield* GatewayConfigFile
+      const gatewayConfig = loaded.config
+      const usableRoutes = keylessRoutes(keylessProviders(gatewayConfig), loaded.keyVariables ?? {})
       const catalog = yield* ModelCatalog
       const registry = yield* ProviderRegistry
       const health = yield* DeploymentHealth
@@ -96,7 +100,7 @@ export class ProviderRouter extends Context.Service<
       }
 
       // The request's model first, then each configured fallback able to take everything the request uses.
-      const planFor = (model: ModelConfig, request: ChatRequest): Effect.Effect<RoutePlanner> => {
+      const planFor = (model: ModelConfig, request: ChatRequest): Effect.Effect<RoutePlanner, GatewayError> => {
         const models = [model]
         for (const id of model.fallbacks) {
           const fallback = catalog.find(id)?.config
@@ -106,7 +110,11 @@ export class ProviderRouter extends Context.Service<
         return plannerOf(models)
       }
 
-      const plannerOf = (models: ReadonlyArray<ModelConfig>): Effect.Effect<RoutePlanner> =>
+      const plannerOf = (all: ReadonlyArray<ModelConfig>): Effect.Effect<RoutePlanner, GatewayError> => {
+        const models = usableRoutes(all)
+        return models instanceof GatewayError ? Effect.fail(models) : plannerOver(models)
+      }
+      const plannerOver = (models: ReadonlyArray<ModelConfig>): Effect.Effect<RoutePlanner> =>
         Effect.flatMap(openKeys(models), (open) =>
           Effect.map(Random.nextInt, (seed) => {
             let state = seed

@@ -16,7 +16,7 @@ import type { AttemptLog, RoutedEvent } from "./RoutedAttempts.ts"
 import type { Candidate, RoutePlanner } from "./RoutePlanner.ts"
 
 export interface RoutedStreamParts {
-  readonly plan: (model: ModelConfig, request: ChatRequest) => Effect.Effect<RoutePlanner>
+  readonly plan: (model: ModelConfig, request: ChatRequest) => Effect.Effect<RoutePlanner, GatewayError>
   readonly provider: (id: string) => ChatProvider | undefined
   readonly record: (candidate: Candidate, log: AttemptLog, startedAt: number, error: GatewayError | undefined, cancelled?: boolean) => Effect.Effect<void>
   readonly unavailable: (candidate: Candidate) => GatewayError
@@ -74,9 +74,11 @@ export const routedStream = (parts: RoutedStreamParts) =>
             Effect.catch((failure): Effect.Effect<Events, GatewayError | Cause.Done> => {
               if (Cause.isDone(failure)) return Effect.andThen(settle(attempt, undefined), Cause.done())
               // After the first content the client has seen this route: no silent switch any more.
+              // The next route is chosen only once this attempt is in the log (suspended), so a
+              // final error lists it.
               return Effect.andThen(
                 settle(attempt, failure),
-                committed ? Effect.fail(failure) : Effect.andThen(open(failure), next)
+                committed ? Effect.fail(failure) : Effect.suspend(() => Effect.andThen(open(failure), next))
               )
             })
           )
