@@ -109,13 +109,13 @@ try {
   // twice and measured the second time: the first start after an install or a source change fills
   // Node's compile cache and leaves the TypeScript stripper resident (about 20 MB more RSS), which
   // every later start skips.
-  const startGateway = async (name: string, checkout: string, keySecret: string, dataDirectory: string) => {
+  const startGateway = async (name: string, checkout: string, keySecret: string, dataDirectory: string, extraEnv: Record<string, string> = {}) => {
     const port = await freePort()
     const logFile = NodePath.join(dir, `${name}.log`)
     const launch = async () => {
       const child = spawnNode(startCommand(checkout), {
         cpu: gatewayCpu,
-        env: { ...env, DATA_DIR: dataDirectory, PORT: String(port) },
+        env: { ...env, DATA_DIR: dataDirectory, PORT: String(port), ...extraEnv },
         logFile
       })
       const started = service(name, child, port)
@@ -135,7 +135,15 @@ try {
     { name: "direct", port: upstream.port, pid: upstream.pid, headers: auth },
     { name: "floor", port: floor.port, pid: floor.pid, headers: auth }
   ]
-  if (!flag("no-gateway")) targets.push(await startGateway("gateway", root, secret, dataDir))
+  // --access-log: the gateway without its access log, and beside it one writing a JSON line per
+  // request (to its log file), measured in the same run.
+  const accessLog = flag("access-log")
+  if (!flag("no-gateway")) targets.push(await startGateway("gateway", root, secret, dataDir, accessLog ? { ACCESS_LOG: "off" } : {}))
+  if (accessLog) {
+    const logged = NodePath.join(dir, "data-access-log")
+    const other = runScript<{ secret: string }>([script("CreateKey.ts")], { ...env, DATA_DIR: logged })
+    targets.push(await startGateway("gateway-access-log", root, other.secret, logged, { ACCESS_LOG: "json", LOG_LEVEL: "info" }))
+  }
   // --compare name=dir: another checkout's gateway measured alongside (before/after a change).
   for (const spec of argv.flatMap((a, i) => (argv[i - 1] === "--compare" ? [a] : []))) {
     const [name, checkout] = spec.split("=") as [string, string]

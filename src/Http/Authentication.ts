@@ -5,6 +5,7 @@ import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
 import { requestHeader } from "./NodeMessage.ts"
+import { noteKey } from "./AccessLogHook.ts"
 
 /** The caller of the current request, provided by `authenticated`. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("gateway/CurrentPrincipal") {}
@@ -33,8 +34,9 @@ export const authenticated = <A, E, R>(
     const secret = bearer.exec(header)?.[1]
     if (secret === undefined) return Effect.fail(malformedHeader())
     return Effect.flatMap(Effect.service(ApiKeys), (keys) =>
-      Effect.flatMap(keys.verify(secret), (principal) =>
-        Effect.andThen(
+      Effect.flatMap(keys.verify(secret), (principal) => {
+        noteKey(request.source, principal.keyId)
+        return Effect.andThen(
           Effect.annotateCurrentSpan({ "gateway.project_id": principal.projectId, "gateway.key_id": principal.keyId }),
           principal.scopes.has(scope)
             ? Effect.provideService(handler, CurrentPrincipal, principal)
@@ -42,6 +44,6 @@ export const authenticated = <A, E, R>(
               GatewayError.forbidden(`This API key does not have the '${scope}' scope required by this endpoint.`, "missing_scope")
             )
         )
-      )
+      })
     )
   })

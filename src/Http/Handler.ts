@@ -25,6 +25,9 @@ export const requestIdOf = (request: HttpServerRequest.HttpServerRequest): strin
   return id
 }
 
+/** The id a request was given, if any (by Node's request object); for the access log. */
+export const knownRequestId = (source: object): string | undefined => requestIds.get(source)
+
 /** The id of the request being served. */
 export const currentRequestId: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest> = Effect.map(
   Effect.service(HttpServerRequest.HttpServerRequest),

@@ -9,6 +9,8 @@ import { BodyLimit, BodyReadTimeout } from "./JsonBody.ts"
 import { answerClientErrors, RequestGuardLive, routerConfig } from "./RequestGuard.ts"
 import type { RouteSignature } from "./Route.ts"
 import { routesLayer } from "./Routes.ts"
+import { withAccessLog } from "./AccessLogHook.ts"
+import { accessLogOf } from "../Services/AccessLog/AccessLog.ts"
 
 /**
  * Node's own HTTP server: after SIGTERM it stops accepting connections and in-flight requests
@@ -19,9 +21,10 @@ export const NodeServerLive = Layer.unwrap(
   Effect.gen(function* () {
     const app = yield* AppConfig
     const { config } = yield* GatewayConfigFile
+    const accessLog = yield* accessLogOf(config.access_log, app.logLevel)
     return NodeHttpServer.layer(
       () =>
-        drainOnClose(answerClientErrors(
+        withAccessLog(drainOnClose(answerClientErrors(
           createServer({
             // Bodies and streams are bounded by our own limits and timeouts, not Node's.
             requestTimeout: 0,
@@ -29,7 +32,7 @@ export const NodeServerLive = Layer.unwrap(
             // Longer than common load balancer idle timeouts, so they close first.
             keepAliveTimeout: 65_000
           })
-        )),
+        )), accessLog.mode, accessLog.writer),
       { port: app.port, host: app.host, gracefulShutdownTimeout: `${config.server.shutdown_grace_seconds} seconds` }
     )
   })

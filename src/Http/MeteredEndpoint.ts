@@ -11,6 +11,7 @@ import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { statusOf } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
+import { noteMeter } from "./AccessLogHook.ts"
 
 /** The error as the usage row records it: the client's `error.type` and `code`, and a provider failure's kind. */
 const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => ({
@@ -37,9 +38,11 @@ const metered = <A extends { readonly model: string }, R1, R>(
     Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile>(), (context) => {
       const principal = Context.get(context, CurrentPrincipal)
       const retryAfterMs = Context.get(context, GatewayConfigFile).config.resilience.retry_after_seconds * 1000
-      const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
-      return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) =>
-        read.pipe(
+      const httpRequest = Context.get(context, HttpServerRequest.HttpServerRequest)
+      const requestId = requestIdOf(httpRequest)
+      return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) => {
+        noteMeter(httpRequest.source, meter)
+        return read.pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
             return respond(request, meter, principal)
@@ -53,7 +56,8 @@ const metered = <A extends { readonly model: string }, R1, R>(
               if (error !== undefined) meter.error = usageErrorOf(statusOf(error.reason).type, error.reason)
             })
           )
-        ))
+        )
+      })
     })
   )
 

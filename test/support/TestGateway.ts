@@ -35,7 +35,10 @@ export interface CreatedKey {
 
 const buildLayer = (options: StartOptions) =>
   Effect.gen(function* () {
-    const config = yield* decodeConfig("test-config.yaml", options.config ?? {}, process.env)
+    // No access log unless a test asks for one: its lines would only be noise in the test output.
+    const raw = options.config ?? {}
+    const withAccessLog = typeof raw === "object" && raw !== null && !("access_log" in raw) ? { ...raw, access_log: { enabled: false } } : raw
+    const config = yield* decodeConfig("test-config.yaml", withAccessLog, process.env)
     const settings: AppSettings = {
       port: 0,
       host: "127.0.0.1",

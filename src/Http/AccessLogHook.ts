@@ -1,0 +1,72 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { type AccessRecord, jsonLine, textLine } from "../Services/AccessLog/AccessLogLine.ts"
+import type { AccessLogMode } from "../Services/AccessLog/AccessLogSettings.ts"
+import type { AccessLogWriter } from "../Services/AccessLog/AccessLogWriter.ts"
+import type { RequestMeter } from "../Services/Usage/UsageMeter.ts"
+import { knownRequestId } from "./Handler.ts"
+
+// What the request's handler learnt, keyed by Node's request object (the platform request's
+// `source`), which lives exactly as long as the request: no context entry, no fiber, and
+// nothing at all when the access log is off.
+const keys = new WeakMap<object, string>()
+const meters = new WeakMap<object, RequestMeter>()
+let active = false
+
+/** The key that authenticated the request (its id only). */
+export const noteKey = (source: unknown, keyId: string): void => {
+  if (active && typeof source === "object" && source !== null) keys.set(source, keyId)
+}
+
+/** The usage meter of a model request: model, provider, attempts, tokens, first-token time. */
+export const noteMeter = (source: unknown, meter: RequestMeter): void => {
+  if (active && typeof source === "object" && source !== null) meters.set(source, meter)
+}
+
+const maxRoute = 512
+
+const recordOf = (req: IncomingMessage, res: ServerResponse, time: number, startedAt: number, level: AccessRecord["level"]): AccessRecord => {
+  // A response that never finished went to a client that left: 499, as the usage row says.
+  const status = res.writableFinished ? res.statusCode : 499
+  const url = req.url ?? ""
+  const query = url.indexOf("?")
+  const route = query === -1 ? url : url.slice(0, query)
+  const meter = meters.get(req)
+  return {
+    time,
+    level: status >= 500 ? "ERROR" : level,
+    requestId: knownRequestId(req),
+    method: req.method ?? "",
+    route: route.length > maxRoute ? route.slice(0, maxRoute) : route,
+    status,
+    model: meter === undefined ? undefined : (meter.served?.model ?? meter.requestedModel ?? undefined),
+    provider: meter?.served?.provider,
+    attempts: meter?.log.attempts.length,
+    latencyMs: performance.now() - startedAt,
+    ttftMs: meter?.firstTokenAt === undefined ? undefined : Math.max(0, meter.firstTokenAt - time),
+    promptTokens: meter?.usage?.promptTokens,
+    completionTokens: meter?.usage?.completionTokens,
+    keyId: keys.get(req),
+    client: req.socket.remoteAddress
+  }
+}
+
+/**
+ * One access-log line per request, built once when its response closes (after a stream's last
+ * byte, or when the client went away) from what the handler noted; a listener per request and
+ * no Effect work. Requests Node's parser refused never reach here.
+ */
+export const withAccessLog = (server: Server, mode: AccessLogMode, writer: AccessLogWriter): Server => {
+  if (!mode.enabled) return server
+  active = true
+  const format = mode.format === "json" ? jsonLine : textLine
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const time = Date.now()
+    const startedAt = performance.now()
+    res.once("close", () => {
+      const record = recordOf(req, res, time, startedAt, mode.level)
+      if (mode.errorsOnly && record.status < 500) return
+      writer.write(format(record))
+    })
+  })
+  return server
+}

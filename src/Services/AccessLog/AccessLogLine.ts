@@ -1,0 +1,60 @@
+/** What one access-log line says about a request; `undefined` fields are left out. */
+export interface AccessRecord {
+  /** Unix milliseconds when the request arrived. */
+  readonly time: number
+  readonly level: "INFO" | "WARN" | "ERROR" | "DEBUG"
+  readonly requestId: string | undefined
+  readonly method: string
+  /** The path without its query string. */
+  readonly route: string
+  readonly status: number
+  readonly model: string | undefined
+  readonly provider: string | undefined
+  readonly attempts: number | undefined
+  readonly latencyMs: number
+  /** Streams: milliseconds until the first content. */
+  readonly ttftMs: number | undefined
+  readonly promptTokens: number | undefined
+  readonly completionTokens: number | undefined
+  /** The key's id (`key_...`), never its secret. */
+  readonly keyId: string | undefined
+  readonly client: string | undefined
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100
+
+/** One JSON object, keys in a fixed order; `log: "access"` tells it from the other log lines. */
+export const jsonLine = (r: AccessRecord): string => {
+  const out: Record<string, unknown> = {
+    log: "access",
+    level: r.level,
+    time: new Date(r.time).toISOString(),
+    request_id: r.requestId ?? null,
+    method: r.method,
+    route: r.route,
+    status: r.status,
+    latency_ms: round(r.latencyMs)
+  }
+  if (r.model !== undefined) out["model"] = r.model
+  if (r.provider !== undefined) out["provider"] = r.provider
+  if (r.attempts !== undefined) out["attempts"] = r.attempts
+  if (r.ttftMs !== undefined) out["ttft_ms"] = round(r.ttftMs)
+  if (r.promptTokens !== undefined) out["prompt_tokens"] = r.promptTokens
+  if (r.completionTokens !== undefined) out["completion_tokens"] = r.completionTokens
+  if (r.keyId !== undefined) out["key_id"] = r.keyId
+  if (r.client !== undefined) out["client"] = r.client
+  return JSON.stringify(out) + "\n"
+}
+
+/** For a terminal: `21:04:05.123 POST /v1/chat/completions 200 12.3ms gpt-4.1-mini via openai ...`. */
+export const textLine = (r: AccessRecord): string => {
+  const parts = [new Date(r.time).toISOString().slice(11, 23), r.method, r.route, String(r.status), `${round(r.latencyMs)}ms`]
+  if (r.model !== undefined) parts.push(r.provider === undefined ? r.model : `${r.model} via ${r.provider}`)
+  if (r.attempts !== undefined && r.attempts !== 1) parts.push(`attempts=${r.attempts}`)
+  if (r.ttftMs !== undefined) parts.push(`ttft=${round(r.ttftMs)}ms`)
+  if (r.promptTokens !== undefined || r.completionTokens !== undefined) parts.push(`tokens=${r.promptTokens ?? 0}/${r.completionTokens ?? 0}`)
+  if (r.keyId !== undefined) parts.push(`key=${r.keyId}`)
+  if (r.client !== undefined) parts.push(`from=${r.client}`)
+  if (r.requestId !== undefined) parts.push(r.requestId)
+  return parts.join(" ") + "\n"
+}
