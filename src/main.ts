@@ -10,8 +10,9 @@ import { GatewayLive } from "./AppLayer.ts"
 import { LoggingLive, TracingLive } from "./Observability.ts"
 import { AppConfig, formatConfigError } from "./Services/Config/AppConfig.ts"
 import { GatewayConfigFile } from "./Services/Config/GatewayConfigLoader.ts"
+import { ReloadSignalLive } from "./Services/Runtime/ReloadSignal.ts"
 
-const MainLive = GatewayLive.pipe(
+const MainLive = Layer.merge(GatewayLive, ReloadSignalLive).pipe(
   Layer.tap((context) => HttpServer.logAddress.pipe(Effect.provideContext(context))),
   Layer.provide(TracingLive),
   Layer.provide(LoggingLive),

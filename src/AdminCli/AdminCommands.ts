@@ -15,6 +15,7 @@ import { CliServicesLive } from "./CliServices.ts"
 import * as Human from "./HumanOutput.ts"
 import { createProjectWithUser } from "./ProjectWithUser.ts"
 import { waitCommand } from "./WaitCommand.ts"
+import { checkCommand } from "./CheckCommand.ts"
 
 /** `--json` anywhere on the line: print the admin API's JSON bodies instead of text. */
 export const Json = GlobalFlag.Setting("json")({
@@ -197,6 +198,6 @@ const usage = Command.make(
 /** `admin <group> <command>`: key management against the gateway's database. */
 export const adminCommand = Command.make("admin").pipe(
   Command.withDescription("Key-management console of the model gateway"),
-  Command.withSubcommands([projects, users, keys, usage, waitCommand]),
+  Command.withSubcommands([projects, users, keys, usage, waitCommand, checkCommand]),
   Command.withGlobalFlags([Json])
 )
