@@ -4,6 +4,7 @@ import { adminRouteSignatures, AdminRoutesLive } from "./Http/AdminApi.ts"
 import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
+import { KeyRevocationsLive } from "./Services/Accounts/KeyRevocations.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
 import { Transcriptions } from "./Services/Audio/Transcriptions.ts"
 import { DatabaseLive } from "./Services/Storage/Database.ts"
@@ -28,7 +29,10 @@ import { WebTools } from "./Services/Tools/WebTools.ts"
  * The whole service graph. This is the only module that knows every layer; `main.ts` adds
  * configuration, logging and tracing, and tests add their own configuration and database.
  */
-const CoreLive = Layer.mergeAll(ApiKeys.layer, ModelCatalog.layer, UsageLedger.layer).pipe(
+// Revocations announced by any instance or the CLI reach this one's key cache at once.
+const KeysLive = KeyRevocationsLive.pipe(Layer.provideMerge(ApiKeys.layer))
+
+const CoreLive = Layer.mergeAll(KeysLive, ModelCatalog.layer, UsageLedger.layer).pipe(
   Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(DatabaseLive)
 )

@@ -11,6 +11,7 @@ import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { Accounts } from "./Accounts.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { storageGuard } from "../Storage/StorageGuard.ts"
+import { announceRevocation, forget } from "./KeyRevocations.ts"
 
 interface KeyRow {
   readonly id: string
@@ -72,6 +73,8 @@ export class ApiKeys extends Context.Service<
      * the database is unreachable; an unknown key then gets a 503.
      */
     readonly verify: (secret: string) => Effect.Effect<Principal, GatewayError>
+    /** Forgets the cached verdicts of one key (by id), or of every key; see `KeyRevocations`. */
+    readonly invalidate: (keyId: string | undefined) => void
   }
 >()("gateway/ApiKeys") {
   static readonly layer = Layer.effect(
@@ -185,11 +188,14 @@ export class ApiKeys extends Context.Service<
             SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(guard)
           const row = rows[0]
           if (row === undefined) return yield* GatewayError.notFound(`No such API key: ${id}`, "key_id")
-          // This instance forgets at once; others within auth.cache_ttl_seconds.
+          // This instance forgets at once; the others when the notice reaches them (KeyRevocations),
+          // at the latest within auth.cache_ttl_seconds.
           cache.clear()
+          yield* announceRevocation(sql, id)
           return view(row)
         }),
-        verify
+        verify,
+        invalidate: (keyId) => forget(cache, keyId)
       })
     })
   )
