@@ -48,7 +48,7 @@ describe("admin API", () => {
       try {
         const offCall = adminCall(() => off.url, token)
         for (const path of ["/admin/projects", "/admin/openapi.json"]) {
-          expect(expectEnvelope(await offCall("GET", path), 404, "not_found_error").code).toBe("unknown_url")
+          expect(expectEnvelope(await offCall("GET", path), 404, "not_found_error").code).toBe("admin_api_disabled")
         }
       } finally {
         await off.stop()

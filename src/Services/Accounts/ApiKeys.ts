@@ -11,7 +11,7 @@ import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { Accounts } from "./Accounts.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { storageGuard } from "../Storage/StorageGuard.ts"
-import { announceRevocation, forget } from "./KeyRevocations.ts"
+import { announceRevocation, forget } from "./RevocationNotice.ts"
 
 interface KeyRow {
   readonly id: string
