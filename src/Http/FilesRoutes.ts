@@ -20,7 +20,7 @@ const withUser = <A, R>(effect: Effect.Effect<A, GatewayError, R>) =>
     "files",
     Effect.flatMap(CurrentPrincipal, (principal): Effect.Effect<A, GatewayError, R> =>
       principal.userId === null
-        ? Effect.fail(GatewayError.forbidden("This API key has no user; the files endpoints need a key that belongs to a user.", "key_without_user"))
+        ? Effect.fail(GatewayError.forbidden("This API key has no user; the files endpoints need a key that belongs to a user. Make one with 'npm run admin -- keys create --project <project_id> --user <user_id>' ('users create' makes the user) or POST /admin/projects/{project_id}/keys with a user_id.", "key_without_user"))
         : effect
     )
   )

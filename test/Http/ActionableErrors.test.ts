@@ -100,6 +100,15 @@ describe("errors that say what to do", () => {
     }
   })
 
+  it("files with a key that has no user: 403 saying how to make one that has", async () => {
+    const projectKey = await gw.createKey()
+    const res = await fetch(`${gw.url}/v1/files`, { headers: gw.auth(projectKey.secret) })
+    expect(res.status).toBe(403)
+    const body = (await res.json()) as { error: Record<string, unknown> }
+    expect(body.error["code"]).toBe("key_without_user")
+    expect(body.error["message"]).toContain("npm run admin -- keys create --project <project_id> --user <user_id>")
+  })
+
   it("the admin API when it is off: 404 saying it is disabled and how to enable it", async () => {
     for (const path of ["/admin/projects", "/admin", "/admin/openapi.json"]) {
       const res = await fetch(`${gw.url}${path}`, { headers: { authorization: "Bearer anything" } })
