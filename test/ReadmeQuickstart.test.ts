@@ -112,12 +112,17 @@ describe("the README quickstart", () => {
       } catch {
         // already gone
       }
-      await new Promise((r) => setTimeout(r, 3000))
-      try {
-        process.kill(-shell.pid!, "SIGKILL")
-      } catch {
-        // stopped cleanly
+      // The gateway drains and exits; whatever is left of the group after 15 s is killed.
+      const alive = () => {
+        try {
+          process.kill(-shell.pid!, 0)
+          return true
+        } catch {
+          return false
+        }
       }
+      for (let i = 0; i < 300 && alive(); i++) await new Promise((r) => setTimeout(r, 50))
+      if (alive()) process.kill(-shell.pid!, "SIGKILL")
     }
   }, 180_000)
 })
