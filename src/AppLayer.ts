@@ -1,7 +1,9 @@
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpServer from "effect/http/HttpServer"
 import { adminRouteSignatures, AdminRoutesLive } from "./Http/AdminApi.ts"
 import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
+import { consoleRouteSignatures, ConsoleRoutesLive } from "./Http/Console/ConsoleRoutes.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
@@ -58,8 +60,11 @@ export const ServicesLive = Layer.mergeAll(
   Layer.provideMerge(CoreLive)
 )
 
-// The admin API is registered only when GATEWAY_ADMIN_TOKEN is set.
-export const GatewayLive = HttpAppLive(AdminRoutesLive, adminRouteSignatures).pipe(
+// The admin API and the console are registered only when GATEWAY_ADMIN_TOKEN is set.
+export const GatewayLive = HttpAppLive(
+  Layer.mergeAll(AdminRoutesLive, ConsoleRoutesLive),
+  Effect.zipWith(adminRouteSignatures, consoleRouteSignatures, (a, b) => [...a, ...b])
+).pipe(
   Layer.provideMerge(NodeServerLive),
   Layer.provideMerge(Layer.merge(ServicesLive, NativeMemory.layer))
 )
