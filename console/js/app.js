@@ -58,6 +58,9 @@ const route = async () => {
 }
 
 const start = async () => {
+  window.addEventListener("hashchange", () => {
+    if (!nav().hidden) route()
+  })
   document.getElementById("sign-out").addEventListener("click", async () => {
     await session.signOut().catch(() => undefined)
     signInPage("Signed out.")
@@ -68,7 +71,6 @@ const start = async () => {
     return signInPage()
   }
   nav().hidden = false
-  window.addEventListener("hashchange", route)
   route()
 }
 

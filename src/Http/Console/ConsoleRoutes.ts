@@ -82,7 +82,7 @@ const consoleLayer = (token: Redacted.Redacted<string>) => {
   })
 
   return Layer.mergeAll(
-    HttpRouter.add("GET", "/console", handle(serveAsset(index, "/console"))),
+    // "/console/*" serves "/console" too.
     HttpRouter.add("GET", "/console/*", handle(asset)),
     HttpRouter.add("POST", "/console/session", handle(signIn)),
     HttpRouter.add("GET", "/console/session", handle(current)),
@@ -101,7 +101,6 @@ export const consoleRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>
     app.adminToken === undefined
       ? []
       : [
-        { method: "GET", path: "/console" },
         { method: "GET", path: "/console/*" },
         { method: "POST", path: "/console/session" },
         { method: "DELETE", path: "/console/session" }
