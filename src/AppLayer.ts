@@ -4,6 +4,8 @@ import * as HttpServer from "effect/http/HttpServer"
 import { adminRouteSignatures, AdminRoutesLive } from "./Http/AdminApi.ts"
 import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
 import { consoleRouteSignatures, ConsoleRoutesLive } from "./Http/Console/ConsoleRoutes.ts"
+import { metricsRouteSignatures, MetricsRouteLive } from "./Http/MetricsRoute.ts"
+import { GatewayMetrics } from "./Services/Metrics/GatewayMetrics.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
@@ -61,11 +63,13 @@ export const ServicesLive = Layer.mergeAll(
 )
 
 // The admin API and the console are registered only when GATEWAY_ADMIN_TOKEN is set.
+// `/metrics` only when `metrics.enabled` is set.
 export const GatewayLive = HttpAppLive(
-  Layer.mergeAll(AdminRoutesLive, ConsoleRoutesLive),
-  Effect.zipWith(adminRouteSignatures, consoleRouteSignatures, (a, b) => [...a, ...b])
+  Layer.mergeAll(AdminRoutesLive, ConsoleRoutesLive, MetricsRouteLive),
+  Effect.map(Effect.all([adminRouteSignatures, consoleRouteSignatures, metricsRouteSignatures]), (groups) => groups.flat())
 ).pipe(
   Layer.provideMerge(NodeServerLive),
+  Layer.provideMerge(GatewayMetrics.layer),
   Layer.provideMerge(Layer.merge(ServicesLive, NativeMemory.layer))
 )
 

@@ -6,6 +6,7 @@ import { UsageSettings } from "./UsageSettings.ts"
 import { ImageFamily, ImageSettings } from "./ImageSettings.ts"
 import { AudioSettings, TimestampGranularity, TranscriptionFormat } from "./AudioSettings.ts"
 import { ResilienceSettings } from "./ResilienceSettings.ts"
+import { MetricsSettings } from "./MetricsSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -233,6 +234,7 @@ export const GatewayConfig = Schema.Struct({
   decisions: withDefault(DecisionSettings, {}),
   images: withDefault(ImageSettings, {}),
   resilience: withDefault(ResilienceSettings, {}),
+  metrics: withDefault(MetricsSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), []),
   tools: withDefault(ToolsSettings, {})

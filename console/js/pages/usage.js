@@ -3,9 +3,12 @@ import { stackedBars } from "../chart.js"
 import { h, render, table, usd } from "../dom.js"
 import { projectHeader } from "./project.js"
 
+// Axis ticks fall between whole counts on a small chart: two decimals, trailing zeros dropped.
+const count = (v) => String(Math.round(v * 100) / 100)
+
 const metrics = {
-  requests: { label: "Requests", value: (r) => r.requests, format: (v) => String(Math.round(v)) },
-  tokens: { label: "Tokens", value: (r) => r.prompt_tokens + r.completion_tokens, format: (v) => String(Math.round(v)) },
+  requests: { label: "Requests", value: (r) => r.requests, format: count },
+  tokens: { label: "Tokens", value: (r) => r.prompt_tokens + r.completion_tokens, format: count },
   cost: { label: "Cost (USD)", value: (r) => r.cost_usd, format: (v) => usd(v) }
 }
 

@@ -37,6 +37,7 @@ export const routedCall = <A>(
   call: (candidate: Candidate) => Effect.Effect<A, GatewayError>
 ): Effect.Effect<{ readonly result: A; readonly served: Served }, GatewayError> =>
   Effect.withFiber((fiber) => {
+    log.cooledDown = planner.cooledDown
     const clock = fiber.getRef(Clock.Clock)
     const live = clock === liveClock
     const deadlineAt = clock.currentTimeMillisUnsafe() + parts.deadlineMs

@@ -50,6 +50,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
   Stream.fromChannel(
     Channel.fromTransform((_, scope) =>
       Effect.map(parts.plan(model, request), (planner) => {
+        log.cooledDown = planner.cooledDown
         let committed = false
         let started = false
         // The attempt being read, with its read.

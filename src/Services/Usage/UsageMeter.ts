@@ -7,9 +7,10 @@ import type { Principal } from "../../Domain/ApiKey.ts"
 import { estimateCompletionTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../Domain/Pricing.ts"
 import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
-import type { UsageEndpoint, UsageError } from "../../Domain/UsageEvent.ts"
+import type { UsageEndpoint, UsageError, UsageEvent } from "../../Domain/UsageEvent.ts"
 import { boundedCount, usageBounds } from "../../Domain/UsageBounds.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
+import { GatewayMetrics } from "../Metrics/GatewayMetrics.ts"
 import { AttemptLog, type Served } from "../Routing/RoutedAttempts.ts"
 import { UsageLedger } from "./UsageLedger.ts"
 
@@ -70,6 +71,9 @@ export const openMeter = (input: {
     const clock = Context.get(context, Clock.Clock)
     const startedAt = clock.currentTimeMillisUnsafe()
     const meter = new RequestMeter(input.requestId)
+    // Undefined unless `metrics.enabled`: then the request is counted once, when it ends.
+    const metrics = Context.getOrUndefined(context, GatewayMetrics)?.recorder
+    metrics?.live.add(meter)
     // Straight on the scope: `Effect.addFinalizer` would re-provide the whole service context
     // to the finalizer, a copy of every service per request.
     const finalizer = Scope.addFinalizerExit(Context.get(context, Scope.Scope), (exit) => {
@@ -82,7 +86,7 @@ export const openMeter = (input: {
       const rawUnits = units === meter.units ? undefined : { units: Number.isFinite(meter.units) ? meter.units : String(meter.units) }
       // A request that reached no provider (none configured, every route cooling down) costs nothing.
       const pricing = meter.served === undefined ? undefined : catalog.find(meter.served.model)?.config.pricing
-      return ledger.record({
+      const event: UsageEvent = {
         occurredAt: startedAt,
         requestId: meter.requestId,
         projectSeq: input.principal.projectSeq,
@@ -106,7 +110,9 @@ export const openMeter = (input: {
         usageEstimated: billed.estimated,
         ...(meter.error === undefined ? {} : { error: meter.error }),
         ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } })
-      })
+      }
+      metrics?.ended(meter, event, input.principal.projectId)
+      return ledger.record(event)
     })
     return Effect.as(finalizer, meter)
   })
