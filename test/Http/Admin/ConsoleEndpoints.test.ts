@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ProjectView } from "../../../src/Domain/ApiKey.ts"
+import { ProjectView, UserView } from "../../../src/Domain/ApiKey.ts"
 import type { UsageEvent } from "../../../src/Domain/UsageEvent.ts"
 import { CreatedKey } from "../../../src/Http/Admin/AdminSchemas.ts"
 import { AdminFileList, CatalogueList, DailyUsageBody, DeletedFile } from "../../../src/Http/Admin/ConsoleSchemas.ts"
@@ -19,8 +19,8 @@ describe("admin endpoints behind the console", () => {
     config: {
       providers: [{ id: "openai", kind: "openai", base_url: "http://127.0.0.1:9/v1", api_key: "sk-upstream-unused-001" }],
       models: [
-        { id: "alpha", kind: "chat", context_length: 128000, deployments: [{ provider: "openai", model: "gpt-4o" }], pricing: { input_per_mtok: 2.5, output_per_mtok: 10 } },
-        { id: "vectors", kind: "embedding", dimensions: 8, deployments: [{ provider: "openai", model: "text-embedding-3-small" }] }
+        { id: "alpha", kind: "chat", capabilities: { tools: true, context_length: 128000 }, deployments: [{ provider: "openai", model: "gpt-4o" }], pricing: { input_per_mtok: 2.5, output_per_mtok: 10 } },
+        { id: "vectors", kind: "embedding", capabilities: { dimensions: 8 }, deployments: [{ provider: "openai", model: "text-embedding-3-small" }] }
       ]
     }
   })
@@ -58,19 +58,22 @@ describe("admin endpoints behind the console", () => {
       { day: "2030-01-10", model: "alpha", requests: 2, prompt_tokens: 20, completion_tokens: 10, cached_tokens: 0, units: 0, cost_usd: 0.200000002, cost_nano_usd: "200000002" }
     ])
     expectEnvelope(await call("GET", `/admin/projects/${projectId}/usage/daily?from=${to}&to=${from}`), 400, "invalid_request_error", "from")
-    expectEnvelope(await call("GET", `/admin/projects/proj_nope/usage/daily`), 404, "not_found_error")
+    expectEnvelope(await call("GET", `/admin/projects/proj_nope/usage/daily`), 404, "not_found_error", "project_id")
   })
 
   it("lists a project's files newest first and deletes one; another project's file is not found", async () => {
     const projectId = await project()
-    const { secret } = expectBody(CreatedKey, await call("POST", `/admin/projects/${projectId}/keys`, { body: {} }))
+    // The files endpoints need a key that acts for a user.
+    const user = expectBody(UserView, await call("POST", `/admin/projects/${projectId}/users`, { body: { name: "ada" } }))
+    const { secret } = expectBody(CreatedKey, await call("POST", `/admin/projects/${projectId}/keys`, { body: { user_id: user.id } }))
     const upload = async (name: string) => {
       const form = new FormData()
       form.set("purpose", "user_data")
       form.set("file", new Blob([`contents of ${name}`], { type: "text/plain" }), name)
       const res = await fetch(`${gw.url}/v1/files`, { method: "POST", headers: { authorization: `Bearer ${secret}` }, body: form })
-      expect(res.status).toBe(200)
-      return ((await res.json()) as { id: string }).id
+      const body = (await res.json()) as { id: string }
+      expect(res.status, JSON.stringify(body)).toBe(200)
+      return body.id
     }
     const first = await upload("a.txt")
     const second = await upload("b.txt")
@@ -79,20 +82,20 @@ describe("admin endpoints behind the console", () => {
     expect(list.has_more).toBe(false)
     const page = expectBody(AdminFileList, await call("GET", `/admin/projects/${projectId}/files?limit=1`))
     expect(page).toMatchObject({ has_more: true, data: [{ id: second, filename: "b.txt", purpose: "user_data" }] })
-    expectEnvelope(await call("GET", `/admin/projects/${projectId}/files?limit=0`), 400, "invalid_request_error")
+    expectEnvelope(await call("GET", `/admin/projects/${projectId}/files?limit=0`), 400, "invalid_request_error", "limit")
 
     const elsewhere = await project()
-    expectEnvelope(await call("DELETE", `/admin/projects/${elsewhere}/files/${first}`), 404, "not_found_error")
+    expectEnvelope(await call("DELETE", `/admin/projects/${elsewhere}/files/${first}`), 404, "not_found_error", "file_id")
     expect(expectBody(DeletedFile, await call("DELETE", `/admin/projects/${projectId}/files/${first}`))).toEqual({ id: first, object: "file", deleted: true })
     expect(expectBody(AdminFileList, await call("GET", `/admin/projects/${projectId}/files`)).data.map((f) => f.id)).toEqual([second])
-    expectEnvelope(await call("DELETE", `/admin/projects/${projectId}/files/${first}`), 404, "not_found_error")
+    expectEnvelope(await call("DELETE", `/admin/projects/${projectId}/files/${first}`), 404, "not_found_error", "file_id")
   })
 
   it("shows the catalogue with kinds, capabilities and prices", async () => {
     const { data } = expectBody(CatalogueList, await call("GET", "/admin/models"))
     expect(data.map((m) => m.id)).toEqual(["alpha", "vectors"])
     expect(data[0]).toMatchObject({ kind: "chat", owned_by: "openai", context_length: 128000, pricing: { currency: "USD", input_per_mtok: 2.5, output_per_mtok: 10 } })
-    expect(typeof data[0]?.capabilities["tools"]).toBe("boolean")
+    expect(data[0]?.capabilities).toMatchObject({ tools: true, vision: false })
     expect(data[1]?.kind).toBe("embedding")
     expectEnvelope(await call("GET", "/admin/models", { auth: null }), 401, "authentication_error")
   })
