@@ -18,7 +18,7 @@ export const h = (tag, attrs = {}, ...children) => {
 /** Replaces the page's content. */
 export const render = (...children) => {
   const main = document.getElementById("main")
-  main.replaceChildren(...children.flat())
+  main.replaceChildren(...children.flat(Infinity).filter((child) => child !== null && child !== undefined && child !== false))
   return main
 }
 

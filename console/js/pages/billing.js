@@ -54,7 +54,7 @@ const operationForm = (document, projectId, endpoint, change, reload) => {
       extras.map((name) => h("label", {}, name, h("input", { name: `path:${name}`, required: true }))),
       (fields ?? []).map((field) => h("label", { title: field.description ?? "" }, field.name, input(field))),
       fields === undefined ? h("label", {}, "JSON body", h("textarea", { name: "__json", rows: 4, cols: 50 })) : null),
-    h("button", { type: change.method === "DELETE" ? "submit" : "submit", class: change.method === "DELETE" ? "danger" : "" }, `${change.method}`))
+    h("button", { type: "submit", class: change.method === "DELETE" ? "danger" : "" }, `${change.method === "DELETE" ? "Delete" : "Send"} (${change.method})`))
 }
 
 /**

@@ -14,7 +14,10 @@ export const modelsPage = async () => {
       ["Provider", (m) => m.owned_by],
       ["Context", (m) => m.context_length ?? "—"],
       ["Input", (m) => m.input_modalities.join(", ")],
-      ["Capabilities", (m) => Object.entries(m.capabilities).filter(([, on]) => on).map(([name]) => h("span", { class: "tag" }, name.replaceAll("_", " ")))],
+      ["Capabilities", (m) => {
+        const on = Object.entries(m.capabilities).filter(([, enabled]) => enabled)
+        return on.length === 0 ? "—" : on.map(([name]) => h("span", { class: "tag" }, name.replaceAll("_", " ")))
+      }],
       ["Prices", (m) => [
         price(m.pricing.input_per_mtok, "in"),
         price(m.pricing.output_per_mtok, "out"),

@@ -8,7 +8,12 @@ import { openAiCompletion } from "../../support/OpenAiFixtures.ts"
 import { useGateway } from "../../support/UseGateway.ts"
 
 const token = "console-admin-token-0123456789"
-const shot = screenshotter("console")
+const save = screenshotter("console")
+// Every page is checked for leaked placeholders before it is saved for review.
+const shot = async (page: Page, name: string) => {
+  expect(await page.locator("main").innerText(), name).not.toMatch(/\b(null|undefined|NaN)\b|\[object /)
+  await save(page, name)
+}
 
 if (!hasChromium) console.warn(`skipping the console browser tests: ${noChromiumReason}`)
 
@@ -20,7 +25,13 @@ describe.skipIf(!hasChromium)("the console in a headless browser", () => {
     config: ({ upstream }) => ({
       usage: { flush_interval_ms: 100 },
       providers: [{ id: "openai", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "sk-upstream-console-0001" }],
-      models: [{ id: "gpt-test", kind: "chat", deployments: [{ provider: "openai", model: "gpt-4o-mini" }], pricing: { input_per_mtok: 1, output_per_mtok: 2 } }]
+      models: [{
+        id: "gpt-test",
+        kind: "chat",
+        deployments: [{ provider: "openai", model: "gpt-4o-mini" }],
+        capabilities: { vision: true, tools: true, context_length: 128000 },
+        pricing: { input_per_mtok: 1, output_per_mtok: 2 }
+      }]
     })
   })
   let browser: Browser
@@ -67,10 +78,12 @@ describe.skipIf(!hasChromium)("the console in a headless browser", () => {
 
   let secret = ""
   let keyId = ""
+  let projectId = ""
   it("creates a project, a user and a key whose secret is shown once", async () => {
     await page.fill("#create-project input[name=name]", "Acme <b>bold</b>")
     await page.click("#create-project button[type=submit]")
     await page.waitForSelector("#create-key")
+    projectId = decodeURIComponent(new URL(page.url()).hash.split("/")[2] ?? "")
     // Names are text, never markup.
     expect(await page.textContent("h1")).toContain("Acme <b>bold</b>")
     await page.fill("#create-user input[name=name]", "Ada")
@@ -162,7 +175,52 @@ describe.skipIf(!hasChromium)("the console in a headless browser", () => {
     const row = await page.textContent("#models tbody tr")
     expect(row).toContain("gpt-test")
     expect(row).toContain("$1 in · $2 out")
+    expect(await page.locator("#models tbody tr .tag").allTextContents()).toEqual(["vision", "tools"])
+    expect(row).toContain("128000")
     await shot(page, "07-models")
+  })
+
+  it("shows credit and limit endpoints the admin API documents, and offers their changes", async () => {
+    // This gateway has none, so the page sees a document that has them (as a billing-enabled
+    // gateway's would) and a fake of those endpoints; everything else is the real admin API.
+    const posted: Array<{ body: unknown; csrf: string | undefined }> = []
+    await page.route("**/admin/openapi.json", async (route) => {
+      const real = (await (await route.fetch()).json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }
+      real.paths["/admin/projects/{project_id}/credit"] = {
+        get: { summary: "A project's credit" },
+        post: { summary: "Add credit", requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/AddCredit" } } } } }
+      }
+      real.components.schemas["AddCredit"] = { type: "object", required: ["amount_usd"], properties: { amount_usd: { type: "number" }, note: { type: "string" } } }
+      await route.fulfill({ json: real })
+    })
+    await page.route(`**/admin/projects/${projectId}/credit`, async (route) => {
+      const request = route.request()
+      if (request.method() === "POST") posted.push({ body: request.postDataJSON() as unknown, csrf: request.headers()["x-csrf-token"] })
+      await route.fulfill({ json: { object: "credit", balance_usd: posted.length === 0 ? 12.5 : 17.5, currency: "USD" } })
+    })
+    // A fresh load: the page reads the admin API's document once per load.
+    await page.goto(`${gw.url}/console#/projects/${projectId}/keys`)
+    await page.reload()
+    await page.click("nav.tabs >> text=Credit & limits")
+    await page.waitForSelector("section[data-path='/admin/projects/{project_id}/credit'] dl")
+    expect(await page.textContent("section dl")).toContain("12.5")
+    await page.fill("form[data-operation] input[name=amount_usd]", "5")
+    await page.fill("form[data-operation] input[name=note]", "top-up")
+    await page.click("form[data-operation] button[type=submit]")
+    await expect.poll(() => page.textContent("section dl")).toContain("17.5")
+    expect(posted).toHaveLength(1)
+    expect(posted[0]?.body).toEqual({ amount_usd: 5, note: "top-up" })
+    expect(posted[0]?.csrf).toMatch(/^[A-Za-z0-9_-]{20,}$/)
+    await shot(page, "08-credit-and-limits")
+    await page.unrouteAll()
+  })
+
+  it("marks the cookie Secure behind TLS", async () => {
+    const signIn = (headers: Record<string, string>) =>
+      fetch(`${gw.url}/console/session`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ token }) })
+    expect((await signIn({ "x-forwarded-proto": "https" })).headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Strict; Secure$/)
+    expect((await signIn({})).headers.get("set-cookie")).not.toContain("Secure")
+    expect((await fetch(`${gw.url}/console/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: "nope" }) })).status).toBe(401)
   })
 
   it("refuses a change without the CSRF token, and a cookie that was tampered with", async () => {
