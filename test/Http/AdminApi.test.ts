@@ -277,10 +277,8 @@ describe("admin API", () => {
       expect(operations.sort()).toEqual(
         [
           "DELETE /admin/keys/{key_id}",
-          "DELETE /admin/projects/{project_id}/files/{file_id}",
-          "GET /admin/models",
-          "GET /admin/projects/{project_id}/files",
-          "GET /admin/projects/{project_id}/usage/daily",
+          // The console's endpoints (test/Http/Admin/ConsoleEndpoints.test.ts).
+          ...["DELETE /admin/projects/{project_id}/files/{file_id}", "GET /admin/models", "GET /admin/projects/{project_id}/files", "GET /admin/projects/{project_id}/usage/daily"],
           "GET /admin/projects",
           "GET /admin/projects/{project_id}",
           "GET /admin/projects/{project_id}/keys",
