@@ -5,7 +5,7 @@ import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { UsageLedger } from "../Usage/UsageLedger.ts"
 import type { UsageLedgerStats } from "../Usage/UsageLedgerStats.ts"
-import { MetricsRecorder } from "./MetricsRecorder.ts"
+import type { MetricsRecorder } from "./MetricsRecorder.ts"
 
 /**
  * The Prometheus metrics, when `metrics.enabled` is set; `recorder` is undefined otherwise, so
@@ -27,6 +27,8 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, { readonly r
         stats = Effect.runSync(ledger.stats)
         return stats
       }
+      // prom-client is loaded only when metrics are on: a gateway without them never pays its memory.
+      const { MetricsRecorder } = yield* Effect.promise(() => import("./MetricsRecorder.ts"))
       const recorder = new MetricsRecorder(catalog.list.map((m) => m.id), readStats)
       return GatewayMetrics.of({ recorder })
     })
