@@ -81,14 +81,25 @@ export class MetricsRecorder {
     return this.models.has(name) ? name : "other"
   }
 
-  /** Called once per request, from the usage meter's finalizer. */
+  /**
+   * Called once per request, from the usage meter's finalizer, before the event is recorded:
+   * it never throws, so a metrics fault cannot cost a usage row.
+   */
   ended(request: LiveRequest, event: UsageEvent, projectId: string): void {
     this.live.delete(request)
+    try {
+      this.count(event, request.log.cooledDown, projectId)
+    } catch {
+      // Only a prom-client bug could land here; the request's usage matters more than its metrics.
+    }
+  }
+
+  private count(event: UsageEvent, cooledDown: ReadonlyArray<string>, projectId: string): void {
     const model = this.model(event.usedModel ?? event.requestedModel)
     this.requests.inc({ route: event.endpoint, status: String(event.status), model })
     this.latency.observe({ route: event.endpoint, model }, event.latencyMs / 1000)
     if (event.ttftMs !== null) this.ttft.observe({ model }, event.ttftMs / 1000)
-    for (const [provider, outcome] of attemptOutcomes(event.attempts, request.log.cooledDown)) {
+    for (const [provider, outcome] of attemptOutcomes(event.attempts, cooledDown)) {
       this.attempts.inc({ provider, outcome })
     }
     if (event.promptTokens > 0) this.tokens.inc({ model, project: projectId, type: "prompt" }, event.promptTokens)
