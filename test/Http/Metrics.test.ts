@@ -131,13 +131,14 @@ describe("GET /metrics after traffic, parsed as Prometheus text", () => {
   })
 })
 
-describe("metrics switched off", () => {
-  it("serves no /metrics by default", async () => {
+describe("metrics and the console switched off", () => {
+  it("serves no /metrics by default, and no console without the admin token", async () => {
     const storage = await makeTestStorage()
     const gw = await startGateway({ storage })
     try {
-      const res = await fetch(`${gw.url}/metrics`)
-      expect(res.status).toBe(404)
+      for (const path of ["/metrics", "/console", "/console/js/app.js", "/console/session"]) {
+        expect((await fetch(`${gw.url}${path}`)).status, path).toBe(404)
+      }
     } finally {
       await gw.stop()
       await storage.cleanup()
