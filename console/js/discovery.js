@@ -2,7 +2,9 @@
 // console shows that page only on a gateway that has them. Pure: no DOM, testable in Node.
 
 const covered = /^\/admin\/projects\/\{project_id\}\/(keys|users|usage|files)(\/|$)/
-const billingWords = /(credit|balance|limit|budget|quota|spend|billing|rate)/i
+const billingWords = new Set(["credit", "credits", "balance", "balances", "limit", "limits", "ratelimit", "ratelimits", "budget", "budgets", "quota", "quotas", "spend", "spending", "billing"])
+// Whole words of the path's segments, so `/regenerate` is no rate and `/rate-limits` is a limit.
+const namesBilling = (path) => path.split("/").some((segment) => segment.split(/[-_.]/).some((word) => billingWords.has(word.toLowerCase())))
 
 const resolve = (document, schema, depth = 0) => {
   if (schema === undefined || schema === null || depth > 8) return schema
@@ -37,7 +39,7 @@ export const formFields = (document, schema) => {
 export const billingEndpoints = (document) => {
   const found = []
   for (const [path, item] of Object.entries(document?.paths ?? {})) {
-    if (!path.startsWith("/admin/projects/{project_id}/") || covered.test(path) || !billingWords.test(path)) continue
+    if (!path.startsWith("/admin/projects/{project_id}/") || covered.test(path) || !namesBilling(path)) continue
     const changes = []
     for (const method of ["post", "put", "patch", "delete"]) {
       const operation = item[method]

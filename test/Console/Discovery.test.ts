@@ -18,6 +18,8 @@ const document = {
     "/admin/projects": { get: { summary: "List projects" } },
     "/admin/projects/{project_id}/keys": { get: {}, post: {} },
     "/admin/projects/{project_id}/usage/daily": { get: {} },
+    "/admin/projects/{project_id}/regenerate": { post: {} },
+    "/admin/projects/{project_id}/rate-limits": { get: { summary: "Rate limits" } },
     "/admin/projects/{project_id}/credit": {
       get: { summary: "A project's credit balance" },
       post: {
@@ -45,10 +47,15 @@ const document = {
 describe("the console's discovery of credit and limit endpoints", () => {
   it("finds project-scoped credit and limit paths with their changes, and nothing else", () => {
     const found = discovery.billingEndpoints(document)
-    expect(found.map((e) => e.path)).toEqual(["/admin/projects/{project_id}/credit", "/admin/projects/{project_id}/limits"])
-    expect(found[0]?.get?.summary).toBe("A project's credit balance")
-    expect(found[0]?.changes.map((c) => c.method)).toEqual(["POST"])
-    expect(found[1]?.changes.map((c) => c.method)).toEqual(["PUT", "DELETE"])
+    expect(found.map((e) => e.path)).toEqual([
+      "/admin/projects/{project_id}/rate-limits",
+      "/admin/projects/{project_id}/credit",
+      "/admin/projects/{project_id}/limits"
+    ])
+    expect(found[0]?.changes).toEqual([])
+    expect(found[1]?.get?.summary).toBe("A project's credit balance")
+    expect(found[1]?.changes.map((c) => c.method)).toEqual(["POST"])
+    expect(found[2]?.changes.map((c) => c.method)).toEqual(["PUT", "DELETE"])
   })
 
   it("finds none in the admin API of a gateway without billing", () => {
@@ -56,7 +63,7 @@ describe("the console's discovery of credit and limit endpoints", () => {
   })
 
   it("builds form fields from a referenced schema, and asks for raw JSON for nested bodies", () => {
-    const [credit, limits] = discovery.billingEndpoints(document)
+    const [, credit, limits] = discovery.billingEndpoints(document)
     expect(discovery.formFields(document, credit?.changes[0]?.schema)).toEqual([
       { name: "amount_usd", type: "number", required: true, enum: undefined, description: undefined },
       { name: "note", type: "string", required: false, enum: undefined, description: undefined }
