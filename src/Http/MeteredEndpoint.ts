@@ -1,11 +1,13 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { freeAsk, type WorstCase } from "../Domain/AdmissionCost.ts"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import type { GatewayError, GatewayErrorReason } from "../Domain/GatewayError.ts"
 import type { UsageEndpoint, UsageError } from "../Domain/UsageEvent.ts"
 import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
+import { Admission } from "../Services/Billing/Admission.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { statusOf } from "./ErrorResponse.ts"
@@ -30,19 +32,31 @@ const metered = <A extends { readonly model: string }, R1, R>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  worstCase: WorstCase<A> | undefined
 ) =>
   authenticated(
     scope,
-    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile>(), (context) => {
+    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile | Admission>(), (context) => {
       const principal = Context.get(context, CurrentPrincipal)
+      const admission = Context.get(context, Admission)
       const retryAfterMs = Context.get(context, GatewayConfigFile).config.resilience.retry_after_seconds * 1000
       const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) =>
         read.pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
-            return respond(request, meter, principal)
+            // The one admission step: rate limits and the worst-case reservation, before
+            // anything is sent upstream; the meter's finalizer settles it.
+            const ask = worstCase === undefined ? freeAsk : worstCase(request, admission.costContext)
+            return Effect.flatMap(admission.admit(principal, request.model, ask, requestId), (ticket) => {
+              if (ticket === undefined) return respond(request, meter, principal)
+              meter.settle = ticket.settle
+              const headers = ticket.headers
+              return headers === undefined
+                ? respond(request, meter, principal)
+                : Effect.map(respond(request, meter, principal), (response) => HttpServerResponse.setHeaders(response, headers))
+            })
           }),
           // The status the client is answered with, defects included (see `Handler.failureOf`),
           // so the usage row never claims a status the client did not get.
@@ -62,8 +76,9 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
-) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond)
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  worstCase?: WorstCase<A>
+) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond, worstCase)
 
 /**
  * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form
@@ -74,5 +89,6 @@ export const meteredMultipartEndpoint = <A extends { readonly model: string }, R
   scope: ApiScope,
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
-) => metered(scope, endpoint, read, respond)
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  worstCase?: WorstCase<A>
+) => metered(scope, endpoint, read, respond, worstCase)
