@@ -17,7 +17,7 @@ import { chargesOf } from "./AdmissionCharges.ts"
 import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
-import { reserve, settle } from "./BillingStore.ts"
+import { reserve, settle, singleSession } from "./BillingStore.ts"
 
 /** What an admitted request carries to its end: headers for the response and how it settles. */
 export interface AdmissionTicket {
@@ -43,6 +43,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
   static readonly make = (store: WindowStore) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
       const { config } = yield* GatewayConfigFile
       const catalog = yield* ModelCatalog
       const stats = new AdmissionStats()

@@ -13,7 +13,8 @@ import { storageGuard } from "../Storage/StorageGuard.ts"
 import { Admission } from "./Admission.ts"
 import { billingStatus, creditLedger, setRateLimit, setSpendLimit } from "./BillingAdminStore.ts"
 import type { Period } from "./BillingDecision.ts"
-import { credit } from "./BillingStore.ts"
+import { credit, singleSession } from "./BillingStore.ts"
+import { AppConfig } from "../Config/AppConfig.ts"
 
 export interface CreditInput {
   readonly projectId: string
@@ -54,6 +55,7 @@ export class BillingAdmin extends Context.Service<
     BillingAdmin,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
       const accounts = yield* Accounts
       const guard = storageGuard((yield* GatewayConfigFile).config.resilience)
       // The gateway reloads its admission data at once; the CLI has none to reload.

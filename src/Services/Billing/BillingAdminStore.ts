@@ -4,7 +4,7 @@ import type * as SqlError from "effect/sql/SqlError"
 import type { BillingStatusView, CreditLedgerView } from "../../Domain/BillingView.ts"
 import { usdFromNano } from "../../Domain/NanoUsd.ts"
 import { type Period, periodStart } from "./BillingDecision.ts"
-import { ensureAccount } from "./BillingStore.ts"
+import { ensureAccount, transaction } from "./BillingStore.ts"
 
 /** The admin side of billing: limits set and cleared, and what a project's figures are. */
 
@@ -16,7 +16,7 @@ export const setSpendLimit = (
 ): Effect.Effect<void, SqlError.SqlError> =>
   input.limit === null
     ? Effect.asVoid(sql`DELETE FROM spend_limits WHERE project_id = ${input.projectId} AND key_id = ${input.keyId} AND period = ${input.period}`)
-    : sql.withTransaction(
+    : transaction(sql, 
       Effect.gen(function* () {
         yield* ensureAccount(sql, input.projectId)
         yield* sql`INSERT INTO spend_limits (project_id, key_id, period, limit_nano)
@@ -35,8 +35,9 @@ export const setRateLimit = (
         VALUES (${input.projectId}, ${input.keyId}, ${input.model}, ${input.rpm}, ${input.tpm})
         ON CONFLICT (project_id, key_id, model) DO UPDATE SET rpm = EXCLUDED.rpm, tpm = EXCLUDED.tpm`)
 
+/** Read in one transaction (on the embedded storage, in turn with billing's writes): the figures agree with each other. */
 export const billingStatus = (sql: SqlClient.SqlClient, projectId: string, now: number): Effect.Effect<BillingStatusView, SqlError.SqlError> =>
-  Effect.gen(function* () {
+  transaction(sql, Effect.gen(function* () {
     const [account] = yield* sql<{ balance: string | null }>`SELECT balance_nano::text AS balance FROM billing_accounts WHERE project_id = ${projectId}`
     const [reserved] = yield* sql<{ total: string | null }>`SELECT sum(amount_nano)::text AS total FROM reservations
       WHERE project_id = ${projectId} AND expires_at > ${new Date(now)}`
@@ -62,11 +63,11 @@ export const billingStatus = (sql: SqlClient.SqlClient, projectId: string, now: 
         spent_usd: usdFromNano(spentOf(l.key_id, l.period))
       })),
       rate_limits: rates.map((r) => ({ key_id: r.key_id === "" ? null : r.key_id, model: r.model === "" ? null : r.model, rpm: r.rpm, tpm: r.tpm }))
-    }
-  })
+    } satisfies BillingStatusView
+  }))
 
 export const creditLedger = (sql: SqlClient.SqlClient, projectId: string, limit: number): Effect.Effect<CreditLedgerView, SqlError.SqlError> =>
-  Effect.gen(function* () {
+  transaction(sql, Effect.gen(function* () {
     const rows = yield* sql<{
       seq: string
       kind: "grant" | "settlement" | "refund"
@@ -96,5 +97,5 @@ export const creditLedger = (sql: SqlClient.SqlClient, projectId: string, limit:
       })),
       rebuilt_balance_nano_usd: sums?.rebuilt ?? null,
       balance_nano_usd: sums?.balance ?? null
-    }
-  })
+    } satisfies CreditLedgerView
+  }))

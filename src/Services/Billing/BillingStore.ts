@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Semaphore from "effect/Semaphore"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
 import { type BillingState, type LimitUse, type Period, periodStart, periods, type Refusal, refusalOf } from "./BillingDecision.ts"
@@ -9,6 +10,23 @@ import { type BillingState, type LimitUse, type Period, periodStart, periods, ty
  * transaction that first locks the project's `billing_accounts` row, so concurrent admissions
  * of one project, from any instance, are decided one after another on the same figures.
  */
+
+const sessions = new WeakMap<object, Semaphore.Semaphore>()
+
+/**
+ * The embedded storage serves every connection from one database session, so two transactions
+ * on it would interleave statements; on it, billing's transactions take turns in this process
+ * (the only one, since embedded storage serves one instance).
+ */
+export const singleSession = (sql: SqlClient.SqlClient): void => {
+  if (!sessions.has(sql)) sessions.set(sql, Semaphore.makeUnsafe(1))
+}
+
+export const transaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> => {
+  const lock = sessions.get(sql)
+  const inTransaction = sql.withTransaction(effect)
+  return lock === undefined ? inTransaction : lock.withPermit(inTransaction)
+}
 
 const big = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)))
 
@@ -67,7 +85,7 @@ const lockAccount = (sql: SqlClient.SqlClient, projectId: string) =>
   )
 
 export const reserve = (sql: SqlClient.SqlClient, input: ReserveInput): Effect.Effect<ReserveOutcome, SqlError.SqlError> =>
-  sql.withTransaction(
+  transaction(sql, 
     Effect.gen(function* () {
       const account = yield* lockAccount(sql, input.projectId)
       if (account === undefined) return { _tag: "Unbilled" } as const
@@ -86,7 +104,7 @@ export const reserve = (sql: SqlClient.SqlClient, input: ReserveInput): Effect.E
  * reservation that already expired is settled all the same: the provider bills the call.
  */
 export const settle = (sql: SqlClient.SqlClient, input: SettleInput): Effect.Effect<void, SqlError.SqlError> =>
-  sql.withTransaction(
+  transaction(sql, 
     Effect.gen(function* () {
       const account = yield* lockAccount(sql, input.projectId)
       yield* sql`DELETE FROM reservations WHERE id = ${input.reservationId}`
@@ -122,7 +140,7 @@ export const credit = (
   sql: SqlClient.SqlClient,
   input: { readonly projectId: string; readonly amount: bigint; readonly kind: "grant" | "refund"; readonly note: string | null; readonly requestId: string | null }
 ): Effect.Effect<bigint, SqlError.SqlError> =>
-  sql.withTransaction(
+  transaction(sql, 
     Effect.gen(function* () {
       yield* ensureAccount(sql, input.projectId)
       const amount = input.amount.toString()
