@@ -53,6 +53,21 @@ export const billingRefused = (stats: AdmissionStats, refusal: Refusal, amount: 
   return new GatewayError({ reason: new PaymentRequired({ message, code }) })
 }
 
+const warned = new WeakMap<AdmissionStats, { billing: number; rate_limits: number }>()
+
+/** An outage is logged once every 10 s, not once per request: the counters carry the volume. */
+const warnedRecently = (stats: AdmissionStats, kind: "billing" | "rate_limits"): boolean => {
+  const now = Date.now()
+  let last = warned.get(stats)
+  if (last === undefined) {
+    last = { billing: 0, rate_limits: 0 }
+    warned.set(stats, last)
+  }
+  if (now - last[kind] < 10_000) return true
+  last[kind] = now
+  return false
+}
+
 /**
  * A store that did not answer: `allow` admits the request unchecked, `deny` answers 503 and
  * sends nothing upstream. Either way it is logged and counted.
@@ -65,13 +80,15 @@ export const storeDenied = (
   cause: unknown
 ): Effect.Effect<undefined, GatewayError> => {
   const store = kind === "billing" ? "the balances database" : "the rate-limit store"
-  if (policy === "allow") {
-    stats.admittedOnStoreFailure++
-    return Effect.as(Effect.logWarning(`admission: ${store} did not answer; admitted unchecked (limits.on_store_failure.${kind}: allow)`, cause), undefined)
-  }
-  stats.deniedOnStoreFailure++
+  const outcome = policy === "allow" ? "admitted unchecked" : "refused"
+  if (policy === "allow") stats.admittedOnStoreFailure++
+  else stats.deniedOnStoreFailure++
+  const log = warnedRecently(stats, kind)
+    ? Effect.void
+    : Effect.logWarning(`admission: ${store} did not answer; requests are ${outcome} (limits.on_store_failure.${kind}: ${policy}; logged at most every 10 s, counted always)`, cause)
+  if (policy === "allow") return Effect.as(log, undefined)
   return Effect.andThen(
-    Effect.logWarning(`admission: ${store} did not answer; refused (limits.on_store_failure.${kind}: deny)`, cause),
+    log,
     Effect.fail(
       new GatewayError({
         reason: new ServiceUnavailable({
