@@ -92,3 +92,16 @@ export const meteredMultipartEndpoint = <A extends { readonly model: string }, R
   respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
   worstCase?: WorstCase<A>
 ) => metered(scope, endpoint, read, respond, worstCase)
+
+/**
+ * The admission step for an endpoint without a price (file uploads): the caller's rate limits
+ * only, checked before the body is read, with the `x-ratelimit-*` headers on the answer.
+ */
+export const rateLimitedOnly = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | Admission>(), (context) => {
+    const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
+    return Effect.flatMap(Context.get(context, Admission).admit(Context.get(context, CurrentPrincipal), "", freeAsk, requestId), (ticket) => {
+      const headers = ticket?.headers
+      return headers === undefined ? handler : Effect.map(handler, (response) => HttpServerResponse.setHeaders(response, headers))
+    })
+  })

@@ -87,4 +87,21 @@ describe("rate limits (429)", () => {
     expect(res.status).toBe(429)
     expect(res.headers.get("x-ratelimit-limit-requests")).toBe("1")
   })
+
+  it("file uploads are not priced but count against RPM", async () => {
+    const key = await gw.createKey({ withUser: true })
+    await admin("POST", `/admin/projects/${key.projectId}/rate-limits`, { body: { key_id: key.keyId, rpm: 1, tpm: null } })
+    const upload = () => {
+      const form = new FormData()
+      form.append("purpose", "user_data")
+      form.append("file", new Blob(["hello"], { type: "text/plain" }), "a.txt")
+      return fetch(`${gw.url}/v1/files`, { method: "POST", headers: gw.auth(key.secret), body: form })
+    }
+    const first = await upload()
+    expect(first.status).toBe(200)
+    expect(first.headers.get("x-ratelimit-remaining-requests")).toBe("0")
+    const second = await upload()
+    expect(second.status).toBe(429)
+    expect(second.headers.get("retry-after")).toMatch(/^\d+$/)
+  })
 })
