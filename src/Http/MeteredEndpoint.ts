@@ -14,6 +14,8 @@ import { statusOf } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 
+const free = () => freeAsk
+
 /** The error as the usage row records it: the client's `error.type` and `code`, and a provider failure's kind. */
 const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => ({
   type,
@@ -48,7 +50,7 @@ const metered = <A extends { readonly model: string }, R1, R>(
             meter.requestedModel = request.model
             // The one admission step: rate limits and the worst-case reservation, before
             // anything is sent upstream; the meter's finalizer settles it.
-            const ask = worstCase === undefined ? freeAsk : worstCase(request, admission.costContext)
+            const ask = worstCase === undefined ? free : () => worstCase(request, admission.costContext)
             return Effect.flatMap(admission.admit(principal, request.model, ask, requestId), (ticket) => {
               if (ticket === undefined) return respond(request, meter, principal)
               meter.settle = ticket.settle
@@ -100,7 +102,7 @@ export const meteredMultipartEndpoint = <A extends { readonly model: string }, R
 export const rateLimitedOnly = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | Admission>(), (context) => {
     const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
-    return Effect.flatMap(Context.get(context, Admission).admit(Context.get(context, CurrentPrincipal), "", freeAsk, requestId), (ticket) => {
+    return Effect.flatMap(Context.get(context, Admission).admit(Context.get(context, CurrentPrincipal), "", free, requestId), (ticket) => {
       const headers = ticket?.headers
       return headers === undefined ? handler : Effect.map(handler, (response) => HttpServerResponse.setHeaders(response, headers))
     })

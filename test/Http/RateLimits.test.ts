@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import OpenAI from "openai"
 import { adminCall } from "../support/AdminClient.ts"
 import { openAiClient } from "../support/OpenAiClient.ts"
+import { openAiTextFrames } from "../support/OpenAiFixtures.ts"
+import { parseSse } from "../support/SseClient.ts"
 import { useGateway } from "../support/UseGateway.ts"
 import { billingConfig, completion, eventually, hi } from "./BillingSupport.ts"
 
@@ -76,6 +78,26 @@ describe("rate limits (429)", () => {
       { key_id: null, model: "gpt-unpriced", rpm: 1, tpm: null },
       { key_id: key.keyId, model: null, rpm: 100, tpm: null }
     ])
+  })
+
+  it("a stream carries the headers too, and its tokens are settled from the stream's usage", async () => {
+    upstream.always({ kind: "sse", frames: openAiTextFrames(["Hel", "lo"], { usage: true }) })
+    const key = await gw.createKey()
+    await admin("POST", `/admin/projects/${key.projectId}/rate-limits`, { body: { key_id: key.keyId, rpm: 10, tpm: 1000 } })
+    const res = await gw.postJson("/v1/chat/completions", { ...hi(), stream: true }, key.secret)
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toContain("text/event-stream")
+    expect(res.headers.get("x-ratelimit-remaining-requests")).toBe("9")
+    expect(res.headers.get("x-ratelimit-remaining-tokens")).toBe(String(1000 - 105))
+    expect(parseSse(await res.text()).done).toBe(true)
+    upstream.always(completion())
+    // The usage chunk reported 15 tokens: the next request sees 1000 - 15 - 105 left.
+    const next = await eventually(
+      () => gw.postJson("/v1/chat/completions", hi(), key.secret),
+      (r) => r.headers.get("x-ratelimit-remaining-tokens") === String(1000 - 15 - 105) || r.status !== 200,
+      2_000
+    )
+    expect(next.headers.get("x-ratelimit-remaining-tokens")).toBe(String(1000 - 15 - 105))
   })
 
   it("every model endpoint is admitted by the same step: embeddings count against the same RPM", async () => {

@@ -13,7 +13,7 @@ import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { connectRedis } from "../Routing/RedisConnection.ts"
 import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
-import { chargesOf } from "./AdmissionCharges.ts"
+import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
 import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
@@ -31,13 +31,15 @@ export interface AdmissionShape {
    * Rate limits, then the reservation of `ask.nanoUsd` for a billed project; `undefined` (and
    * no work at all) when nothing applies to the caller.
    */
-  readonly admit: (principal: Principal, model: string, ask: AdmissionAsk, requestId: string) => Effect.Effect<AdmissionTicket | undefined, GatewayError>
+  readonly admit: (principal: Principal, model: string, worstCase: () => AdmissionAsk, requestId: string) => Effect.Effect<AdmissionTicket | undefined, GatewayError>
   readonly costContext: CostContext
   /** Reloads balances and limits now (after an admin change on this instance). */
   readonly refresh: Effect.Effect<void>
   readonly stats: AdmissionStats
   readonly store: WindowStore["name"]
 }
+
+const none = Effect.succeed(undefined)
 
 export class Admission extends Context.Service<Admission, AdmissionShape>()("gateway/Admission") {
   static readonly make = (store: WindowStore) =>
@@ -76,11 +78,13 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           )
         )
 
-      const admit: AdmissionShape["admit"] = (principal, model, ask, requestId) => {
+      const admit: AdmissionShape["admit"] = (principal, model, worstCase, requestId) => {
         const project = policies.projects.get(principal.projectId)
         const billed = project?.billed === true
+        // Decided before the worst case is computed: it reads the whole request.
+        if (!billed && !hasRateLimits(policies, defaults, principal)) return none
+        const ask = worstCase()
         const charges = chargesOf(policies, defaults, { projectId: principal.projectId, keyId: principal.keyId, model }, ask.tokens)
-        if (charges.length === 0 && !billed) return Effect.succeed(undefined)
         stats.checked++
         if (billed && ask.unpriced !== undefined && config.billing.require_prices) {
           stats.refusedUnpriced++

@@ -31,3 +31,11 @@ export const chargesOf = (
   if (project !== undefined && project.models.size > 0) push(charges, `m:${subject.projectId}:${subject.model}`, project.models.get(subject.model), tokens)
   return charges
 }
+
+const limits = (rate: RateLimit | undefined): boolean => rate !== undefined && (rate.rpm !== undefined || rate.tpm !== undefined)
+
+/** Whether any window applies to the caller, without building them (the no-limits fast path). */
+export const hasRateLimits = (policies: Policies, defaults: Defaults, subject: { readonly projectId: string; readonly keyId: string }): boolean => {
+  const project = policies.projects.get(subject.projectId)
+  return limits(policies.keys.get(subject.keyId) ?? defaults.key) || limits(project?.rate ?? defaults.project) || (project !== undefined && project.models.size > 0)
+}
