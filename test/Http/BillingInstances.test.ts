@@ -43,6 +43,8 @@ describe("two instances on one Postgres and Redis admit exactly what one would",
   let two: TestGateway
   let allowing: TestGateway
   let denying: TestGateway
+  let pgOne: TestGateway
+  let pgTwo: TestGateway
   const prefix = `gw-billing-test-${process.pid}-${Date.now()}:`
 
   beforeAll(async () => {
@@ -50,12 +52,12 @@ describe("two instances on one Postgres and Redis admit exactly what one would",
     await upstream.start()
     const target = new URL(redisUrl)
     proxy = await new CuttableProxy({ host: target.hostname, port: Number(target.port || 6379) }).start()
-    const start = async (url: string, onFailure: "allow" | "deny" = "allow") => {
+    const start = async (url: string | undefined, onFailure: "allow" | "deny" = "allow") => {
       const gw = await startGateway({
         storage,
         adminToken: token,
         config: billingConfig(upstream.url, { limits: { on_store_failure: { rate_limits: onFailure } } }),
-        settings: { redisUrl: Redacted.make(url), redisPrefix: prefix }
+        settings: { redisUrl: url === undefined ? undefined : Redacted.make(url), redisPrefix: prefix }
       })
       gateways.push(gw)
       return gw
@@ -64,6 +66,8 @@ describe("two instances on one Postgres and Redis admit exactly what one would",
     two = await start(redisUrl)
     allowing = await start(`redis://127.0.0.1:${proxy.port}`, "allow")
     denying = await start(`redis://127.0.0.1:${proxy.port}`, "deny")
+    pgOne = await start(undefined)
+    pgTwo = await start(undefined)
   }, 60_000)
   afterAll(async () => {
     for (const gw of gateways) await gw.stop()
@@ -82,6 +86,20 @@ describe("two instances on one Postgres and Redis admit exactly what one would",
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i % 2 === 0 ? one : two, key.secret).then((r) => r.status)))
     expect(answers.filter((s) => s === 200)).toHaveLength(5)
     expect(answers.filter((s) => s === 429)).toHaveLength(7)
+  })
+
+  it("without Redis the windows are shared through Postgres: the same twelve requests, five admitted", async () => {
+    upstream.always(completion(100))
+    const key = await pgOne.createKey()
+    const admin = adminCall(() => pgOne.url, token)
+    await admin("POST", `/admin/projects/${key.projectId}/rate-limits`, { body: { key_id: key.keyId, rpm: 5, tpm: 1_000 } })
+    await refresh(pgTwo)
+    expect((await stats(pgTwo)).store).toBe("postgres")
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i % 2 === 0 ? pgOne : pgTwo, key.secret)))
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(5)
+    const refused = answers.filter((r) => r.status === 429)
+    expect(refused).toHaveLength(7)
+    for (const r of refused) expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
   })
 
   it("credit: ten concurrent requests over both instances, exactly as many admitted as the balance reserves, settled exactly", async () => {

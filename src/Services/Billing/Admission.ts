@@ -12,6 +12,7 @@ import { AppConfig } from "../Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { connectRedis } from "../Routing/RedisConnection.ts"
 import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
+import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
 import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
@@ -62,7 +63,8 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         Effect.catch((error) => Effect.logWarning("billing: limits could not be reloaded; the last ones stay in force", error))
       )
       yield* refresh
-      yield* Effect.forkScoped(Effect.repeat(refresh, Schedule.spaced(config.billing.refresh_seconds * 1000)))
+      const sweep = store.sweep === undefined ? Effect.void : Effect.ignore(store.sweep)
+      yield* Effect.forkScoped(Effect.repeat(Effect.andThen(refresh, sweep), Schedule.spaced(config.billing.refresh_seconds * 1000)))
 
       const settleBilling = (principal: Principal, requestId: string, cost: bigint) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -154,13 +156,18 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
   /** Rate limits in this process (one instance), balances in the database. */
   static readonly layerMemory = Layer.effect(Admission, Effect.suspend(() => Admission.make(memoryWindowStore())))
 
-  /** Rate limits in Redis when REDIS_URL is set (shared by every instance), else in this process. */
+  /**
+   * Rate limits in Redis when REDIS_URL is set, else in Postgres when DATABASE_URL is set (both
+   * shared by every instance), else in this process (the embedded storage serves one instance).
+   */
   static readonly layer = Layer.effect(
     Admission,
     Effect.gen(function* () {
       const app = yield* AppConfig
       const { config } = yield* GatewayConfigFile
-      if (app.redisUrl === undefined) return yield* Admission.make(memoryWindowStore())
+      if (app.redisUrl === undefined) {
+        return yield* Admission.make(app.databaseUrl === undefined ? memoryWindowStore() : postgresWindowStore(yield* SqlClient.SqlClient))
+      }
       const client = yield* connectRedis(app.redisUrl, config.resilience)
       return yield* Admission.make(redisWindowStore(client, app.redisPrefix))
     })

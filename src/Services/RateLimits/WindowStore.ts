@@ -16,9 +16,11 @@ export interface WindowCorrection {
 
 /** Where the sliding windows live: this process, or Redis for every instance at once. */
 export interface WindowStore {
-  readonly name: "memory" | "redis"
+  readonly name: "memory" | "redis" | "postgres"
   readonly acquire: (charges: ReadonlyArray<WindowCharge>, ticket: string) => Effect.Effect<WindowDecision, WindowStoreFailure>
   readonly adjust: (ticket: string, corrections: ReadonlyArray<WindowCorrection>) => Effect.Effect<void, WindowStoreFailure>
+  /** Drops entries of windows nobody was charged against for a minute (stores that do not expire keys themselves). */
+  readonly sweep?: Effect.Effect<void, WindowStoreFailure>
 }
 
 export const memoryWindowStore = (): WindowStore => {
