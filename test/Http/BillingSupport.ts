@@ -37,3 +37,12 @@ export const eventually = async <A>(read: () => Promise<A>, done: (value: A) => 
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
+
+/** The admin API's billing operations, as the OpenAPI document lists them. */
+export const billingAdminOperations = [
+  "GET /admin/projects/{project_id}/billing",
+  "GET /admin/projects/{project_id}/credits",
+  "POST /admin/projects/{project_id}/credits",
+  "POST /admin/projects/{project_id}/spend-limits",
+  "POST /admin/projects/{project_id}/rate-limits"
+]
