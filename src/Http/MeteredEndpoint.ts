@@ -1,3 +1,4 @@
+import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -10,7 +11,7 @@ import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
 import { Admission } from "../Services/Billing/Admission.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
-import { statusOf } from "./ErrorResponse.ts"
+import { errorResponse, statusOf } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 
@@ -22,6 +23,17 @@ const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => (
   ...("code" in reason && reason.code !== undefined ? { code: reason.code } : {}),
   ...(reason._tag === "UpstreamFailure" ? { kind: reason.kind } : {})
 })
+
+/**
+ * Puts the status the client is answered with on the meter, defects included (see
+ * `Handler.failureOf`), so the usage row never claims a status the client did not get.
+ */
+const failed = (meter: RequestMeter, retryAfterMs: number) => (cause: Cause.Cause<GatewayError>) =>
+  Effect.sync(() => {
+    meter.status = statusOfFailure(cause, retryAfterMs)
+    const error = failureOf(cause, retryAfterMs)
+    if (error !== undefined) meter.error = usageErrorOf(statusOf(error.reason).type, error.reason)
+  })
 
 /**
  * The steps every model endpoint shares, whatever its body: the key is checked for `scope`, a
@@ -55,20 +67,17 @@ const metered = <A extends { readonly model: string }, R1, R>(
               if (ticket === undefined) return respond(request, meter, principal)
               meter.settle = ticket.settle
               const headers = ticket.headers
-              return headers === undefined
-                ? respond(request, meter, principal)
-                : Effect.map(respond(request, meter, principal), (response) => HttpServerResponse.setHeaders(response, headers))
+              if (headers === undefined) return respond(request, meter, principal)
+              // The rate-limit headers go on the answer whatever it is, an error included:
+              // rendered here, after its status is put on the meter.
+              return respond(request, meter, principal).pipe(
+                Effect.map((response) => HttpServerResponse.setHeaders(response, headers)),
+                Effect.tapCause(failed(meter, retryAfterMs)),
+                Effect.catch((error) => Effect.succeed(HttpServerResponse.setHeaders(errorResponse(error, { requestId }), headers)))
+              )
             })
           }),
-          // The status the client is answered with, defects included (see `Handler.failureOf`),
-          // so the usage row never claims a status the client did not get.
-          Effect.tapCause((cause) =>
-            Effect.sync(() => {
-              meter.status = statusOfFailure(cause, retryAfterMs)
-              const error = failureOf(cause, retryAfterMs)
-              if (error !== undefined) meter.error = usageErrorOf(statusOf(error.reason).type, error.reason)
-            })
-          )
+          Effect.tapCause(failed(meter, retryAfterMs))
         ))
     })
   )

@@ -100,6 +100,17 @@ describe("rate limits (429)", () => {
     expect(next.headers.get("x-ratelimit-remaining-tokens")).toBe(String(1000 - 15 - 105))
   })
 
+  it("an error answer after admission carries the headers too", async () => {
+    upstream.always({ kind: "json", status: 400, body: { error: { message: "bad", type: "invalid_request_error", param: null, code: null } } })
+    const key = await gw.createKey()
+    const res = await gw.postJson("/v1/chat/completions", hi(), key.secret)
+    expect(res.status).toBeGreaterThanOrEqual(400)
+    expect(res.status).toBeLessThan(500)
+    expect(res.headers.get("x-ratelimit-limit-requests")).toBe("3")
+    expect(res.headers.get("x-ratelimit-remaining-requests")).toBe("2")
+    expect(((await res.json()) as any).error.message).toBeTypeOf("string")
+  })
+
   it("every model endpoint is admitted by the same step: embeddings count against the same RPM", async () => {
     upstream.always(completion())
     const key = await gw.createKey()

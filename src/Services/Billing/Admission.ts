@@ -153,9 +153,6 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       })
     })
 
-  /** Rate limits in this process (one instance), balances in the database. */
-  static readonly layerMemory = Layer.effect(Admission, Effect.suspend(() => Admission.make(memoryWindowStore())))
-
   /**
    * Rate limits in Redis when REDIS_URL is set, else in Postgres when DATABASE_URL is set (both
    * shared by every instance), else in this process (the embedded storage serves one instance).
