@@ -69,4 +69,19 @@ describe("billing store under concurrent reservations", () => {
       ),
     { arbitrary: { runs: 12 } }
   )
+
+  it("the credit ledger is append-only in the database", async () => {
+    const refused = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const project = yield* (yield* Accounts).createProject("ledger")
+        yield* credit(sql, { projectId: project.id, amount: 5n, kind: "grant", note: null, requestId: null })
+        const update = yield* Effect.result(sql`UPDATE credit_ledger SET amount_nano = 6 WHERE project_id = ${project.id}`)
+        const remove = yield* Effect.result(sql`DELETE FROM credit_ledger WHERE project_id = ${project.id}`)
+        const [row] = yield* sql<{ amount: string }>`SELECT amount_nano::text AS amount FROM credit_ledger WHERE project_id = ${project.id}`
+        return { update: update._tag, remove: remove._tag, amount: row?.amount }
+      })
+    )
+    expect(refused).toEqual({ update: "Failure", remove: "Failure", amount: "5" })
+  })
 })

@@ -24,6 +24,11 @@ export default Effect.gen(function* () {
     created_at timestamptz NOT NULL DEFAULT now()
   )`
   yield* sql`CREATE INDEX credit_ledger_project_idx ON credit_ledger (project_id, seq)`
+  // Append-only in the database itself: a row is never changed or removed, whoever connects.
+  yield* sql`CREATE FUNCTION credit_ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'credit_ledger is append-only'; END $$`
+  yield* sql`CREATE TRIGGER credit_ledger_append_only BEFORE UPDATE OR DELETE ON credit_ledger
+    FOR EACH ROW EXECUTE FUNCTION credit_ledger_append_only()`
   // key_id '' is the project's own limit.
   yield* sql`CREATE TABLE spend_limits (
     project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
