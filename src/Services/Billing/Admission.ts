@@ -80,6 +80,8 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           )
         )
 
+      // A plain function rather than `Effect.fn`: it runs on every request, and a span each would
+      // cost more than the check itself on the fast path.
       const admit: AdmissionShape["admit"] = (principal, model, worstCase, requestId) => {
         const project = policies.projects.get(principal.projectId)
         const billed = project?.billed === true
