@@ -84,4 +84,21 @@ describe("billing store under concurrent reservations", () => {
     )
     expect(refused).toEqual({ update: "Failure", remove: "Failure", amount: "5" })
   })
+
+  it("a reservation never settled (its instance crashed) stops counting once it expires", async () => {
+    const outcomes = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const project = yield* (yield* Accounts).createProject("crashed")
+        yield* credit(sql, { projectId: project.id, amount: 100n, kind: "grant", note: null, requestId: null })
+        const now = Date.now()
+        const hold = (id: string, at: number) => reserve(sql, { projectId: project.id, keyId: "k", reservationId: `${project.id}-${id}`, amount: 80n, ttlMs: 60_000, now: at })
+        const first = yield* hold("lost", now)
+        const whileHeld = yield* hold("second", now + 59_000)
+        const afterExpiry = yield* hold("third", now + 60_001)
+        return [first._tag, whileHeld._tag, afterExpiry._tag]
+      })
+    )
+    expect(outcomes).toEqual(["Reserved", "Refused", "Reserved"])
+  })
 })
