@@ -90,14 +90,13 @@ describe("rate limits (429)", () => {
     expect(res.headers.get("x-ratelimit-remaining-requests")).toBe("9")
     expect(res.headers.get("x-ratelimit-remaining-tokens")).toBe(String(1000 - 105))
     expect(parseSse(await res.text()).done).toBe(true)
-    upstream.always(completion())
-    // The usage chunk reported 15 tokens: the next request sees 1000 - 15 - 105 left.
-    const next = await eventually(
-      () => gw.postJson("/v1/chat/completions", hi(), key.secret),
-      (r) => r.headers.get("x-ratelimit-remaining-tokens") === String(1000 - 15 - 105) || r.status !== 200,
-      2_000
-    )
-    expect(next.headers.get("x-ratelimit-remaining-tokens")).toBe(String(1000 - 15 - 105))
+    // The usage chunk reported 15 tokens. Probed with a request too large to fit, which is refused
+    // without being charged, and whose 429 still shows what is left.
+    const probe = () => gw.postJson("/v1/chat/completions", { ...hi(), max_completion_tokens: 5_000 }, key.secret)
+    const settled = await eventually(probe, (r) => r.headers.get("x-ratelimit-remaining-tokens") === String(1000 - 15), 2_000)
+    expect(settled.status).toBe(429)
+    expect(settled.headers.get("x-ratelimit-remaining-tokens")).toBe(String(1000 - 15))
+    expect(settled.headers.get("x-ratelimit-remaining-requests")).toBe("9")
   })
 
   it("an error answer after admission carries the headers too", async () => {
