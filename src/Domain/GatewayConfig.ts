@@ -6,6 +6,7 @@ import { UsageSettings } from "./UsageSettings.ts"
 import { ImageFamily, ImageSettings } from "./ImageSettings.ts"
 import { AudioSettings, TimestampGranularity, TranscriptionFormat } from "./AudioSettings.ts"
 import { ResilienceSettings } from "./ResilienceSettings.ts"
+import { BillingSettings, LimitSettings } from "./LimitSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -235,6 +236,8 @@ export const GatewayConfig = Schema.Struct({
   resilience: withDefault(ResilienceSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), []),
-  tools: withDefault(ToolsSettings, {})
+  tools: withDefault(ToolsSettings, {}),
+  billing: withDefault(BillingSettings, {}),
+  limits: withDefault(LimitSettings, {})
 })
 export type GatewayConfig = typeof GatewayConfig.Type

@@ -11,6 +11,7 @@ import { adminAuthLayer, refusal, tokenMatcher } from "./Admin/AdminAuth.ts"
 import { AdminApi } from "./Admin/AdminApiDefinition.ts"
 import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
 import { KeysGroupLive, ProjectsGroupLive, UsageGroupLive, UsersGroupLive } from "./Admin/AdminHandlers.ts"
+import { BillingGroupLive } from "./Admin/BillingHandlers.ts"
 import { handle } from "./Handler.ts"
 import type { RouteSignature } from "./Route.ts"
 
@@ -37,7 +38,7 @@ const openApiRoute = (token: Redacted.Redacted<string>) => {
 export const adminApiLayer = (token: Redacted.Redacted<string>) =>
   Layer.mergeAll(HttpApiBuilder.layer(AdminApi), openApiRoute(token)).pipe(
     Layer.provide(
-      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive).pipe(
+      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive, BillingGroupLive).pipe(
         Layer.provide([adminAuthLayer(token), AdminErrorsLive])
       )
     )
