@@ -8,6 +8,8 @@ import { metricsRouteSignatures, MetricsRouteLive } from "./Http/MetricsRoute.ts
 import { GatewayMetrics } from "./Services/Metrics/GatewayMetrics.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
+import { Admission } from "./Services/Billing/Admission.ts"
+import { BillingAdmin } from "./Services/Billing/BillingAdmin.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
 import { Transcriptions } from "./Services/Audio/Transcriptions.ts"
 import { DatabaseLive } from "./Services/Storage/Database.ts"
@@ -32,7 +34,9 @@ import { WebTools } from "./Services/Tools/WebTools.ts"
  * The whole service graph. This is the only module that knows every layer; `main.ts` adds
  * configuration, logging and tracing, and tests add their own configuration and database.
  */
-const CoreLive = Layer.mergeAll(ApiKeys.layer, ModelCatalog.layer, UsageLedger.layer).pipe(
+const CoreLive = BillingAdmin.layer.pipe(
+  Layer.provideMerge(Admission.layer),
+  Layer.provideMerge(Layer.mergeAll(ApiKeys.layer, ModelCatalog.layer, UsageLedger.layer)),
   Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(DatabaseLive)
 )

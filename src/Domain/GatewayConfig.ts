@@ -7,6 +7,7 @@ import { ImageFamily, ImageSettings } from "./ImageSettings.ts"
 import { AudioSettings, TimestampGranularity, TranscriptionFormat } from "./AudioSettings.ts"
 import { ResilienceSettings } from "./ResilienceSettings.ts"
 import { MetricsSettings } from "./MetricsSettings.ts"
+import { BillingSettings, LimitSettings } from "./LimitSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -237,6 +238,8 @@ export const GatewayConfig = Schema.Struct({
   metrics: withDefault(MetricsSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), []),
-  tools: withDefault(ToolsSettings, {})
+  tools: withDefault(ToolsSettings, {}),
+  billing: withDefault(BillingSettings, {}),
+  limits: withDefault(LimitSettings, {})
 })
 export type GatewayConfig = typeof GatewayConfig.Type

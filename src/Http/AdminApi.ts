@@ -12,6 +12,7 @@ import { AdminApi } from "./Admin/AdminApiDefinition.ts"
 import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
 import { KeysGroupLive, ProjectsGroupLive, UsageGroupLive, UsersGroupLive } from "./Admin/AdminHandlers.ts"
 import { CatalogueGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive } from "./Admin/ConsoleHandlers.ts"
+import { BillingGroupLive } from "./Admin/BillingHandlers.ts"
 import { handle } from "./Handler.ts"
 import type { RouteSignature } from "./Route.ts"
 
@@ -38,7 +39,7 @@ const openApiRoute = (token: Redacted.Redacted<string>) => {
 export const adminApiLayer = (token: Redacted.Redacted<string>) =>
   Layer.mergeAll(HttpApiBuilder.layer(AdminApi), openApiRoute(token)).pipe(
     Layer.provide(
-      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive, CatalogueGroupLive).pipe(
+      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive, BillingGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive, CatalogueGroupLive).pipe(
         Layer.provide([adminAuthLayer(token), AdminErrorsLive])
       )
     )

@@ -9,6 +9,7 @@ import { adminCall, expectBody, expectEnvelope, listOf, type Reply } from "../su
 import { makeTestStorage } from "../support/TestDatabase.ts"
 import { startGateway } from "../support/TestGateway.ts"
 import { useGateway } from "../support/UseGateway.ts"
+import { billingAdminOperations } from "./BillingSupport.ts"
 
 const token = "admin-test-token-0123456789"
 
@@ -283,6 +284,7 @@ describe("admin API", () => {
           "GET /admin/projects/{project_id}",
           "GET /admin/projects/{project_id}/keys",
           "GET /admin/projects/{project_id}/usage",
+          ...billingAdminOperations,
           "GET /admin/projects/{project_id}/users",
           "POST /admin/keys/{key_id}/revoke",
           "POST /admin/projects",

@@ -5,6 +5,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { AdminAuth } from "./AdminAuth.ts"
 import { AdminErrors } from "./AdminErrors.ts"
 import { catalogueGroup, dailyUsageGroup, projectFilesGroup } from "./ConsoleGroups.ts"
+import { billingGroup } from "./BillingApiGroup.ts"
 import {
   ApiKey,
   ApiKeyList,
@@ -92,7 +93,7 @@ const usage = HttpApiGroup.make("usage")
 
 /** The key-management API. Every endpoint is under `/admin` and needs the admin bearer token. */
 export const AdminApi = HttpApi.make("admin")
-  .add(projects, users, keys, usage)
+  .add(projects, users, keys, usage, billingGroup)
   .add(dailyUsageGroup, projectFilesGroup, catalogueGroup)
   .prefix("/admin")
   // The first middleware wraps innermost: the token is checked before errors are rendered.

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { Admission } from "../Billing/Admission.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { UsageLedger } from "../Usage/UsageLedger.ts"
@@ -21,6 +22,7 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, { readonly r
       if (!config.metrics.enabled) return GatewayMetrics.of({ recorder: undefined })
       const catalog = yield* ModelCatalog
       const ledger = yield* UsageLedger
+      const { stats: admissionStats } = yield* Admission
       // The ledger's counters are plain fields read synchronously at scrape time.
       let stats: UsageLedgerStats | undefined
       const readStats = () => {
@@ -29,7 +31,7 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, { readonly r
       }
       // prom-client is loaded only when metrics are on: a gateway without them never pays its memory.
       const { MetricsRecorder } = yield* Effect.promise(() => import("./MetricsRecorder.ts"))
-      const recorder = new MetricsRecorder(catalog.list.map((m) => m.id), readStats)
+      const recorder = new MetricsRecorder(catalog.list.map((m) => m.id), readStats, () => admissionStats)
       return GatewayMetrics.of({ recorder })
     })
   )

@@ -1,5 +1,6 @@
 import { Counter, type CounterConfiguration, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client"
 import type { UsageEvent } from "../../Domain/UsageEvent.ts"
+import type { AdmissionStats } from "../Billing/AdmissionStats.ts"
 import type { UsageLedgerStats } from "../Usage/UsageLedgerStats.ts"
 import { attemptOutcomes } from "./AttemptOutcomes.ts"
 
@@ -42,7 +43,11 @@ export class MetricsRecorder {
   private readonly cost: Counter<"model" | "project">
   private readonly refusals: Counter<"route" | "reason">
 
-  constructor(models: ReadonlyArray<string>, ledgerStats: () => UsageLedgerStats | undefined) {
+  constructor(
+    models: ReadonlyArray<string>,
+    ledgerStats: () => UsageLedgerStats | undefined,
+    admissionStats: () => AdmissionStats | undefined = () => undefined
+  ) {
     this.models = new Set(models)
     const registers = [this.registry]
     this.requests = new Counter({ name: "gateway_requests_total", help: "Requests served, by route, HTTP status and model.", labelNames: ["route", "status", "model"], registers })
@@ -72,6 +77,14 @@ export class MetricsRecorder {
     passOn({ name: "gateway_usage_ledger_dropped_total", help: "Usage events shed because the queue was full.", registers }, stat((s) => s.dropped))
     passOn({ name: "gateway_usage_ledger_dead_lettered_total", help: "Usage events the database refused (kept in usage_dead_letters).", registers }, stat((s) => s.deadLettered))
     passOn({ name: "gateway_usage_ledger_written_total", help: "Usage events written.", registers }, stat((s) => s.written))
+    // Admission's own counters: its stores failing (and what `limits.on_store_failure` did), settlements lost.
+    const admission = (read: (s: AdmissionStats) => number) => () => {
+      const s = admissionStats()
+      return s === undefined ? 0 : read(s)
+    }
+    passOn({ name: "gateway_admission_store_failures_total", help: "Admission checks whose store did not answer (billing: the database; rate limits: Redis or the database).", registers }, admission((s) => s.billingStoreFailures + s.rateLimitStoreFailures))
+    passOn({ name: "gateway_admission_admitted_unchecked_total", help: "Requests admitted unchecked because a store failed under the allow policy.", registers }, admission((s) => s.admittedOnStoreFailure))
+    passOn({ name: "gateway_admission_settle_failures_total", help: "Reservations whose settlement could not be written (they expire).", registers }, admission((s) => s.settleFailures))
     // Process memory, CPU, event-loop delay and garbage collection, under their usual names.
     collectDefaultMetrics({ register: this.registry })
   }

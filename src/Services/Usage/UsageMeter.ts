@@ -35,6 +35,8 @@ export class RequestMeter {
   /** Generated text seen on a stream, and the prompt's estimate: used only if usage never came. */
   generatedBytes = 0
   estimatePromptTokens: (() => number) | undefined
+  /** The admission step's settlement (billing, TPM), run with the priced cost once the event is recorded. */
+  settle: ((costNanoUsd: number, tokens: number) => Effect.Effect<void>) | undefined
   readonly log = new AttemptLog()
 }
 
@@ -86,6 +88,7 @@ export const openMeter = (input: {
       const rawUnits = units === meter.units ? undefined : { units: Number.isFinite(meter.units) ? meter.units : String(meter.units) }
       // A request that reached no provider (none configured, every route cooling down) costs nothing.
       const pricing = meter.served === undefined ? undefined : catalog.find(meter.served.model)?.config.pricing
+      const cost = meter.fixedCostNanoUsd ?? (pricing === undefined ? 0 : costNanoUsd(pricing, usage, units))
       const event: UsageEvent = {
         occurredAt: startedAt,
         requestId: meter.requestId,
@@ -106,13 +109,14 @@ export const openMeter = (input: {
         latencyMs: now - startedAt,
         ttftMs: meter.firstTokenAt === undefined ? null : meter.firstTokenAt - startedAt,
         attempts: meter.log.attempts,
-        costNanoUsd: meter.fixedCostNanoUsd ?? (pricing === undefined ? 0 : costNanoUsd(pricing, usage, units)),
+        costNanoUsd: cost,
         usageEstimated: billed.estimated,
         ...(meter.error === undefined ? {} : { error: meter.error }),
         ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } })
       }
       metrics?.ended(meter, event, input.principal.projectId)
-      return ledger.record(event)
+      const recorded = ledger.record(event)
+      return meter.settle === undefined ? recorded : Effect.andThen(recorded, meter.settle(cost, usage.promptTokens + usage.completionTokens))
     })
     return Effect.as(finalizer, meter)
   })

@@ -3,6 +3,7 @@ import type { UsageEvent } from "../../../src/Domain/UsageEvent.ts"
 import { attemptOutcomes } from "../../../src/Services/Metrics/AttemptOutcomes.ts"
 import { MetricsRecorder } from "../../../src/Services/Metrics/MetricsRecorder.ts"
 import { parseScrape } from "../../support/PrometheusText.ts"
+import { AdmissionStats } from "../../../src/Services/Billing/AdmissionStats.ts"
 
 const event = (over: Partial<UsageEvent>): UsageEvent => ({
   occurredAt: 0,
@@ -67,6 +68,19 @@ describe("MetricsRecorder", () => {
     m = parseScrape(await recorder.registry.metrics())
     expect(m.value("gateway_usage_ledger_flush_failures_total")).toBe(6)
     expect(m.value("gateway_usage_ledger_dropped_total")).toBe(2)
+  })
+
+  it("passes on admission's store failures, unchecked admissions and lost settlements", async () => {
+    const stats = new AdmissionStats()
+    const recorder = new MetricsRecorder([], () => undefined, () => stats)
+    stats.billingStoreFailures = 2
+    stats.rateLimitStoreFailures = 3
+    stats.admittedOnStoreFailure = 3
+    stats.settleFailures = 1
+    const m = parseScrape(await recorder.registry.metrics())
+    expect(m.value("gateway_admission_store_failures_total")).toBe(5)
+    expect(m.value("gateway_admission_admitted_unchecked_total")).toBe(3)
+    expect(m.value("gateway_admission_settle_failures_total")).toBe(1)
   })
 })
 
