@@ -12,7 +12,9 @@ const show = (value) => {
   if (value !== null && typeof value === "object") {
     return h("dl", {}, Object.entries(value).map(([key, item]) => [h("dt", {}, key), h("dd", {}, show(item))]))
   }
-  return h("code", {}, value === null ? "null" : String(value))
+  // null is "not set" (no balance: unlimited; no limit), not a value to print.
+  if (value === null) return h("span", { class: "muted" }, "not set")
+  return h("code", {}, String(value))
 }
 
 const input = (field) => {
