@@ -67,8 +67,12 @@ export const longStreamScenario = (chunks: number): Scenario => ({
 /** A stream the fake upstream holds open after three chunks (for the open-streams test). */
 export const holdBody = JSON.stringify({ model: holdModel, messages, max_tokens: 64, stream: true })
 
-/** gateway.yaml for the benchmark: two providers on the fake upstream, one of which holds streams. */
-export const gatewayConfig = (upstreamPort: number) => ({
+/**
+ * gateway.yaml for the benchmark: two providers on the fake upstream, one of which holds streams.
+ * `withMetrics` turns the Prometheus metrics on, to measure what they cost per request.
+ */
+export const gatewayConfig = (upstreamPort: number, options: { readonly withMetrics?: boolean } = {}) => ({
+  ...(options.withMetrics === true ? { metrics: { enabled: true } } : {}),
   providers: [
     { id: "fake-openai", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1`, api_key: "sk-bench-upstream" },
     { id: "fake-hold", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/hold/v1`, api_key: "sk-bench-upstream" },

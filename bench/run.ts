@@ -25,7 +25,7 @@ import { soak, type SoakResult } from "./Soak.ts"
  * --gateway-node-args "<args>", --compare name=<checkout> (another copy of the repository's gateway
  * as an extra target, for before/after figures), --keep (keep the temp dir), --json FILE (raw
  * results), --heap-snapshots (the gateway writes a heap snapshot before and with the 1,000 streams
- * open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2).
+ * open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2), --with-metrics (the gateway counts Prometheus metrics).
  */
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
@@ -91,7 +91,7 @@ try {
   services.push(floor)
 
   const configPath = NodePath.join(dir, "gateway.yaml")
-  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port), null, 2))
+  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, { withMetrics: flag("with-metrics") }), null, 2))
   const dataDir = NodePath.join(dir, "data")
   const env = { DATA_DIR: dataDir, GATEWAY_CONFIG: configPath, HOST: "127.0.0.1", LOG_LEVEL: "warn" }
   const { secret } = runScript<{ secret: string }>([script("CreateKey.ts")], env)

@@ -1,10 +1,16 @@
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpServer from "effect/http/HttpServer"
 import { adminRouteSignatures, AdminRoutesLive } from "./Http/AdminApi.ts"
 import { HttpAppLive, NodeServerLive } from "./Http/HttpServerLayer.ts"
+import { consoleRouteSignatures, ConsoleRoutesLive } from "./Http/Console/ConsoleRoutes.ts"
+import { metricsRouteSignatures, MetricsRouteLive } from "./Http/MetricsRoute.ts"
+import { GatewayMetrics } from "./Services/Metrics/GatewayMetrics.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
 import { KeyRevocationsLive } from "./Services/Accounts/KeyRevocations.ts"
+import { Admission } from "./Services/Billing/Admission.ts"
+import { BillingAdmin } from "./Services/Billing/BillingAdmin.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
 import { Transcriptions } from "./Services/Audio/Transcriptions.ts"
 import { DatabaseLive } from "./Services/Storage/Database.ts"
@@ -32,7 +38,9 @@ import { WebTools } from "./Services/Tools/WebTools.ts"
 // Revocations announced by any instance or the CLI reach this one's key cache at once.
 const KeysLive = KeyRevocationsLive.pipe(Layer.provideMerge(ApiKeys.layer))
 
-const CoreLive = Layer.mergeAll(KeysLive, ModelCatalog.layer, UsageLedger.layer).pipe(
+const CoreLive = BillingAdmin.layer.pipe(
+  Layer.provideMerge(Admission.layer),
+  Layer.provideMerge(Layer.mergeAll(KeysLive, ModelCatalog.layer, UsageLedger.layer)),
   Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(DatabaseLive)
 )
@@ -62,9 +70,14 @@ export const ServicesLive = Layer.mergeAll(
   Layer.provideMerge(CoreLive)
 )
 
-// The admin API is registered only when GATEWAY_ADMIN_TOKEN is set.
-export const GatewayLive = HttpAppLive(AdminRoutesLive, adminRouteSignatures).pipe(
+// The admin API and the console are registered only when GATEWAY_ADMIN_TOKEN is set.
+// `/metrics` only when `metrics.enabled` is set.
+export const GatewayLive = HttpAppLive(
+  Layer.mergeAll(AdminRoutesLive, ConsoleRoutesLive, MetricsRouteLive),
+  Effect.map(Effect.all([adminRouteSignatures, consoleRouteSignatures, metricsRouteSignatures]), (groups) => groups.flat())
+).pipe(
   Layer.provideMerge(NodeServerLive),
+  Layer.provideMerge(GatewayMetrics.layer),
   Layer.provideMerge(Layer.merge(ServicesLive, NativeMemory.layer))
 )
 

@@ -5,26 +5,21 @@ import * as Option from "effect/Option"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import * as GlobalFlag from "effect/cli/GlobalFlag"
 import { usageWindow } from "../Domain/UsageWindow.ts"
 import { Accounts } from "../Services/Accounts/Accounts.ts"
 import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
 import { UsageLedger } from "../Services/Usage/UsageLedger.ts"
 import { CliUsageError, nonEmpty, parseDuration, parseScopes, parseTime } from "./CliArgs.ts"
+import { billingCommand } from "./BillingCommands.ts"
 import { CliServicesLive } from "./CliServices.ts"
 import * as Human from "./HumanOutput.ts"
 import { createProjectWithUser } from "./ProjectWithUser.ts"
 import { waitCommand } from "./WaitCommand.ts"
 import { checkCommand } from "./CheckCommand.ts"
 
-/** `--json` anywhere on the line: print the admin API's JSON bodies instead of text. */
-export const Json = GlobalFlag.Setting("json")({
-  flag: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON (the admin API's response bodies) for scripts"))
-})
+import { emit, Json } from "./CliOutput.ts"
 
-/** Prints `value` as JSON under --json, else the human rendering. */
-const emit = <A>(value: A, human: (value: A) => string) =>
-  Effect.flatMap(Json, (json) => Console.log(json ? JSON.stringify(value, null, 2) : human(value)))
+export { Json } from "./CliOutput.ts"
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
@@ -198,6 +193,6 @@ const usage = Command.make(
 /** `admin <group> <command>`: key management against the gateway's database. */
 export const adminCommand = Command.make("admin").pipe(
   Command.withDescription("Key-management console of the model gateway"),
-  Command.withSubcommands([projects, users, keys, usage, waitCommand, checkCommand]),
+  Command.withSubcommands([projects, users, keys, usage, billingCommand, waitCommand, checkCommand]),
   Command.withGlobalFlags([Json])
 )

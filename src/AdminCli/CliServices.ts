@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Accounts } from "../Services/Accounts/Accounts.ts"
+import { BillingAdmin } from "../Services/Billing/BillingAdmin.ts"
 import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
 import { AppConfig } from "../Services/Config/AppConfig.ts"
 import { DatabaseForCli } from "../Services/Storage/Database.ts"
@@ -23,7 +24,7 @@ const CliConfigLive = Layer.unwrap(
  * Accounts, keys and the usage ledger over `DatabaseForCli`: a running embedded gateway's
  * socket, the data directory itself, or DATABASE_URL.
  */
-export const CliServicesLive = Layer.mergeAll(ApiKeys.layer, UsageLedger.layer).pipe(
+export const CliServicesLive = Layer.mergeAll(ApiKeys.layer, UsageLedger.layer, BillingAdmin.layer).pipe(
   Layer.provideMerge(Accounts.layer),
   Layer.provide(DatabaseForCli),
   Layer.provide(CliConfigLive),

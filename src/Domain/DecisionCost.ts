@@ -19,6 +19,14 @@ export const callsPerQuestion = (model: ModelConfig, settings: DecisionSettings)
  * are not billed (spec 8).
  */
 export const decisionWorstCaseNanoUsd = (request: DecisionRequest, model: ModelConfig, settings: DecisionSettings): number => {
+  const promptTokens = decisionPromptTokens(request, model, settings)
+  const pricing = model.pricing
+  const writeCostsMore = (pricing.cache_write_per_mtok ?? 0) > (pricing.input_per_mtok ?? 0)
+  return costNanoUsd(pricing, { promptTokens, completionTokens: 0, ...(writeCostsMore ? { cacheWriteTokens: promptTokens } : {}) })
+}
+
+/** The prompt tokens of every upstream call of a decisions request, estimated as `ChatTokenEstimate` does. */
+export const decisionPromptTokens = (request: DecisionRequest, model: ModelConfig, settings: DecisionSettings): number => {
   const prefix = decisionPrefix(request.stateText)
   const call = { method: decisionMethodOf(model), reasoning: model.capabilities.reasoning }
   const perQuestion = callsPerQuestion(model, settings)
@@ -26,7 +34,5 @@ export const decisionWorstCaseNanoUsd = (request: DecisionRequest, model: ModelC
   for (const { question } of request.questions) {
     promptTokens += perQuestion * estimatePromptTokens(decisionChatRequest(request, prefix, question, labelsFor(question), call))
   }
-  const pricing = model.pricing
-  const writeCostsMore = (pricing.cache_write_per_mtok ?? 0) > (pricing.input_per_mtok ?? 0)
-  return costNanoUsd(pricing, { promptTokens, completionTokens: 0, ...(writeCostsMore ? { cacheWriteTokens: promptTokens } : {}) })
+  return promptTokens
 }

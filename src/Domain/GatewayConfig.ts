@@ -7,6 +7,8 @@ import { ImageFamily, ImageSettings } from "./ImageSettings.ts"
 import { AudioSettings, TimestampGranularity, TranscriptionFormat } from "./AudioSettings.ts"
 import { ResilienceSettings } from "./ResilienceSettings.ts"
 import { AccessLogSettings } from "./AccessLogSettings.ts"
+import { MetricsSettings } from "./MetricsSettings.ts"
+import { BillingSettings, LimitSettings } from "./LimitSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -234,9 +236,12 @@ export const GatewayConfig = Schema.Struct({
   decisions: withDefault(DecisionSettings, {}),
   images: withDefault(ImageSettings, {}),
   resilience: withDefault(ResilienceSettings, {}),
+  metrics: withDefault(MetricsSettings, {}),
   providers: withDefault(Schema.Array(ProviderConfig), []),
   models: withDefault(Schema.Array(ModelConfig), []),
   tools: withDefault(ToolsSettings, {}),
+  billing: withDefault(BillingSettings, {}),
+  limits: withDefault(LimitSettings, {}),
   access_log: withDefault(AccessLogSettings, {})
 })
 export type GatewayConfig = typeof GatewayConfig.Type

@@ -31,7 +31,8 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
 }
 
 export class PaymentRequired extends Schema.TaggedError<PaymentRequired>()("PaymentRequired", {
-  message: Schema.String
+  message: Schema.String,
+  code: Code
 }) {
   get isRetryable(): boolean {
     return false
@@ -88,7 +89,10 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
 /** The gateway's own limits, or every upstream answering 429. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
   message: Schema.String,
-  retryAfterMs: Schema.optionalKey(Schema.Number)
+  retryAfterMs: Schema.optionalKey(Schema.Number),
+  code: Code,
+  /** The gateway's own limits: the `x-ratelimit-*` headers of the refused request. */
+  headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
 }) {
   get isRetryable(): boolean {
     return true

@@ -7,11 +7,13 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { AppConfig } from "../Services/Config/AppConfig.ts"
-import { adminAuthLayer, refusal, tokenMatcher } from "./Admin/AdminAuth.ts"
+import { adminAuthLayer, adminRefusal } from "./Admin/AdminAuth.ts"
 import { AdminApi } from "./Admin/AdminApiDefinition.ts"
 import { AdminDisabledLive } from "./Admin/AdminDisabled.ts"
 import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
 import { KeysGroupLive, ProjectsGroupLive, UsageGroupLive, UsersGroupLive } from "./Admin/AdminHandlers.ts"
+import { CatalogueGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive } from "./Admin/ConsoleHandlers.ts"
+import { BillingGroupLive } from "./Admin/BillingHandlers.ts"
 import { handle } from "./Handler.ts"
 import type { RouteSignature } from "./Route.ts"
 
@@ -19,14 +21,14 @@ export { AdminApi } from "./Admin/AdminApiDefinition.ts"
 
 /** The OpenAPI document sits behind the admin token like every other `/admin` route. */
 const openApiRoute = (token: Redacted.Redacted<string>) => {
-  const matches = tokenMatcher(token)
+  const refusalOf = adminRefusal(token)
   const document = OpenApi.fromApi(AdminApi)
   return HttpRouter.add(
     "GET",
     "/admin/openapi.json",
     handle(
       Effect.gen(function* () {
-        const refused = refusal(matches, yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer))
+        const refused = yield* refusalOf(yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer))
         if (refused !== undefined) return yield* refused
         return HttpServerResponse.jsonUnsafe(document)
       })
@@ -38,7 +40,7 @@ const openApiRoute = (token: Redacted.Redacted<string>) => {
 export const adminApiLayer = (token: Redacted.Redacted<string>) =>
   Layer.mergeAll(HttpApiBuilder.layer(AdminApi), openApiRoute(token)).pipe(
     Layer.provide(
-      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive).pipe(
+      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive, BillingGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive, CatalogueGroupLive).pipe(
         Layer.provide([adminAuthLayer(token), AdminErrorsLive])
       )
     )

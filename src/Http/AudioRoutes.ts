@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { transcriptionWorstCase } from "../Domain/AdmissionCost.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import type { TranscriptionRequest, TranscriptionTask } from "../Domain/Transcription.ts"
 import { decodeTranscriptionFields } from "../Domain/TranscriptionRequestDecoder.ts"
@@ -52,7 +53,7 @@ const audioEndpoint = (task: TranscriptionTask) =>
   meteredMultipartEndpoint("audio", "audio", readAudioForm(task), (request: AudioRequest, meter) =>
     Effect.flatMap(Effect.service(Transcriptions), (service) => service.run(request, request.upload, meter)).pipe(
       Effect.map(({ body, contentType }) => HttpServerResponse.text(body, { contentType, headers: routeHeaders(meter) }))
-    ))
+    ), (request, context) => transcriptionWorstCase(request.upload?.bytes)(request, context))
 
 export const audioRoutes = [
   route("POST", "/v1/audio/transcriptions", audioEndpoint("transcribe")),

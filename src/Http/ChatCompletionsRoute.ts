@@ -9,6 +9,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { ChatCompletions } from "../Services/Chat/ChatCompletions.ts"
@@ -107,6 +108,6 @@ const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (requ
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
         : streamResponse(result.chunks, meter)
     )
-  ))
+  ), chatWorstCase)
 
 export const chatRoutes = [route("POST", "/v1/chat/completions", chatCompletions)]

@@ -93,6 +93,7 @@ export const errorResponse = (error: GatewayError, options: RenderOptions): Http
     headers["retry-after"] = String(Math.max(1, Math.ceil(ms / 1000)))
     headers["retry-after-ms"] = String(ms)
   }
+  if (error.reason._tag === "RateLimited" && error.reason.headers !== undefined) Object.assign(headers, error.reason.headers)
   if (error.reason._tag === "MethodNotAllowed") headers["allow"] = error.reason.allow.join(", ")
   // The rest of a stalled body may never come: the connection is not reused.
   if (error.reason._tag === "RequestTimeout") headers["connection"] = "close"

@@ -8,6 +8,7 @@ import { FilePurpose, maxExpirySeconds, minExpirySeconds } from "../Domain/Store
 import { type FileFields, Files, type StagedFile } from "../Services/Files/Files.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
+import { rateLimitedOnly } from "./MeteredEndpoint.ts"
 import { readMultipartForm } from "./MultipartForm.ts"
 import { route } from "./Route.ts"
 
@@ -53,7 +54,8 @@ const tooLargeUpload = (maxBytes: number) =>
   GatewayError.tooLarge(`The file is larger than the ${Math.round(maxBytes / (1024 * 1024))} MB upload limit (${maxBytes} bytes).`, "file")
 
 
-const upload = withUser(
+// Not priced, but counted against the caller's requests per minute like every endpoint.
+const upload = withUser(rateLimitedOnly(
   Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const service = yield* Files
@@ -85,7 +87,7 @@ const upload = withUser(
     }).pipe(Effect.onError(() => (staged === undefined ? Effect.void : service.discard(staged))))
     return HttpServerResponse.jsonUnsafe(committed)
   })
-)
+))
 
 const listQuery = Schema.Struct({
   limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 10_000 }))),

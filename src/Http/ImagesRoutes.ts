@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { imageWorstCase } from "../Domain/AdmissionCost.ts"
 import type { ImageRequest } from "../Domain/ImageRequest.ts"
 import { decodeImageGenerationRequest, decodeImageRequest } from "../Domain/ImageRequestDecoder.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
@@ -38,9 +39,9 @@ const respond = (request: ImageRequest, meter: RequestMeter, projectId: string) 
   })
 
 const generations = meteredEndpoint("images", "images", decodeImageGenerationRequest, (request, meter, principal) =>
-  respond(request, meter, principal.projectId))
+  respond(request, meter, principal.projectId), imageWorstCase)
 
-const images = meteredEndpoint("images", "images", decodeImageRequest, (request, meter, principal) => respond(request, meter, principal.projectId))
+const images = meteredEndpoint("images", "images", decodeImageRequest, (request, meter, principal) => respond(request, meter, principal.projectId), imageWorstCase)
 
 /** An image link: no key (the signature is the credential), the stored type, cacheable until it expires. */
 const generated = Effect.gen(function* () {

@@ -1,17 +1,22 @@
+import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { freeAsk, type WorstCase } from "../Domain/AdmissionCost.ts"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import type { GatewayError, GatewayErrorReason } from "../Domain/GatewayError.ts"
 import type { UsageEndpoint, UsageError } from "../Domain/UsageEvent.ts"
 import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
+import { Admission } from "../Services/Billing/Admission.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
-import { statusOf } from "./ErrorResponse.ts"
+import { errorResponse, statusOf } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 import { noteMeter } from "./AccessLogHook.ts"
+
+const free = () => freeAsk
 
 /** The error as the usage row records it: the client's `error.type` and `code`, and a provider failure's kind. */
 const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => ({
@@ -19,6 +24,17 @@ const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => (
   ...("code" in reason && reason.code !== undefined ? { code: reason.code } : {}),
   ...(reason._tag === "UpstreamFailure" ? { kind: reason.kind } : {})
 })
+
+/**
+ * Puts the status the client is answered with on the meter, defects included (see
+ * `Handler.failureOf`), so the usage row never claims a status the client did not get.
+ */
+const failed = (meter: RequestMeter, retryAfterMs: number) => (cause: Cause.Cause<GatewayError>) =>
+  Effect.sync(() => {
+    meter.status = statusOfFailure(cause, retryAfterMs)
+    const error = failureOf(cause, retryAfterMs)
+    if (error !== undefined) meter.error = usageErrorOf(statusOf(error.reason).type, error.reason)
+  })
 
 /**
  * The steps every model endpoint shares, whatever its body: the key is checked for `scope`, a
@@ -31,12 +47,14 @@ const metered = <A extends { readonly model: string }, R1, R>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  worstCase: WorstCase<A> | undefined
 ) =>
   authenticated(
     scope,
-    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile>(), (context) => {
+    Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile | Admission>(), (context) => {
       const principal = Context.get(context, CurrentPrincipal)
+      const admission = Context.get(context, Admission)
       const retryAfterMs = Context.get(context, GatewayConfigFile).config.resilience.retry_after_seconds * 1000
       const httpRequest = Context.get(context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdOf(httpRequest)
@@ -45,17 +63,24 @@ const metered = <A extends { readonly model: string }, R1, R>(
         return read.pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
-            return respond(request, meter, principal)
-          }),
-          // The status the client is answered with, defects included (see `Handler.failureOf`),
-          // so the usage row never claims a status the client did not get.
-          Effect.tapCause((cause) =>
-            Effect.sync(() => {
-              meter.status = statusOfFailure(cause, retryAfterMs)
-              const error = failureOf(cause, retryAfterMs)
-              if (error !== undefined) meter.error = usageErrorOf(statusOf(error.reason).type, error.reason)
+            // The one admission step: rate limits and the worst-case reservation, before
+            // anything is sent upstream; the meter's finalizer settles it.
+            const ask = worstCase === undefined ? free : () => worstCase(request, admission.costContext)
+            return Effect.flatMap(admission.admit(principal, request.model, ask, requestId), (ticket) => {
+              if (ticket === undefined) return respond(request, meter, principal)
+              meter.settle = ticket.settle
+              const headers = ticket.headers
+              if (headers === undefined) return respond(request, meter, principal)
+              // The rate-limit headers go on the answer whatever it is, an error included:
+              // rendered here, after its status is put on the meter.
+              return respond(request, meter, principal).pipe(
+                Effect.map((response) => HttpServerResponse.setHeaders(response, headers)),
+                Effect.tapCause(failed(meter, retryAfterMs)),
+                Effect.catch((error) => Effect.succeed(HttpServerResponse.setHeaders(errorResponse(error, { requestId }), headers)))
+              )
             })
-          )
+          }),
+          Effect.tapCause(failed(meter, retryAfterMs))
         )
       })
     })
@@ -66,8 +91,9 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
-) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond)
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  worstCase?: WorstCase<A>
+) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond, worstCase)
 
 /**
  * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form
@@ -78,5 +104,19 @@ export const meteredMultipartEndpoint = <A extends { readonly model: string }, R
   scope: ApiScope,
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
-) => metered(scope, endpoint, read, respond)
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  worstCase?: WorstCase<A>
+) => metered(scope, endpoint, read, respond, worstCase)
+
+/**
+ * The admission step for an endpoint without a price (file uploads): the caller's rate limits
+ * only, checked before the body is read, with the `x-ratelimit-*` headers on the answer.
+ */
+export const rateLimitedOnly = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | Admission>(), (context) => {
+    const requestId = requestIdOf(Context.get(context, HttpServerRequest.HttpServerRequest))
+    return Effect.flatMap(Context.get(context, Admission).admit(Context.get(context, CurrentPrincipal), "", free, requestId), (ticket) => {
+      const headers = ticket?.headers
+      return headers === undefined ? handler : Effect.map(handler, (response) => HttpServerResponse.setHeaders(response, headers))
+    })
+  })

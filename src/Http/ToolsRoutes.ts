@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { GatewayError } from "../Domain/GatewayError.ts"
+import { toolCallCostNanoUsd } from "../Domain/ToolCost.ts"
 import type { ToolListing } from "../Services/Tools/ToolDefinition.ts"
 import { WebTools } from "../Services/Tools/WebTools.ts"
 import { authenticated } from "./Authentication.ts"
@@ -44,7 +45,8 @@ const run = Effect.flatMap(toolOfPath, ({ tools, tool }) =>
         meter.units = 1
         meter.fixedCostNanoUsd = tools.costNanoUsd(request.call.tool)
         return HttpServerResponse.jsonUnsafe(result, { headers: routeHeaders(meter) })
-      })
+      }),
+    (request, context) => ({ nanoUsd: toolCallCostNanoUsd(context.config.tools.pricing, request.call.tool), tokens: 0 })
   ))
 
 export const toolsRoutes = [

@@ -9,6 +9,7 @@ import { adminCall, expectBody, expectEnvelope, listOf, type Reply } from "../su
 import { makeTestStorage } from "../support/TestDatabase.ts"
 import { startGateway } from "../support/TestGateway.ts"
 import { useGateway } from "../support/UseGateway.ts"
+import { billingAdminOperations } from "./BillingSupport.ts"
 
 const token = "admin-test-token-0123456789"
 
@@ -277,10 +278,13 @@ describe("admin API", () => {
       expect(operations.sort()).toEqual(
         [
           "DELETE /admin/keys/{key_id}",
+          // The console's endpoints (test/Http/Admin/ConsoleEndpoints.test.ts).
+          ...["DELETE /admin/projects/{project_id}/files/{file_id}", "GET /admin/models", "GET /admin/projects/{project_id}/files", "GET /admin/projects/{project_id}/usage/daily"],
           "GET /admin/projects",
           "GET /admin/projects/{project_id}",
           "GET /admin/projects/{project_id}/keys",
           "GET /admin/projects/{project_id}/usage",
+          ...billingAdminOperations,
           "GET /admin/projects/{project_id}/users",
           "POST /admin/keys/{key_id}/revoke",
           "POST /admin/projects",

@@ -4,6 +4,8 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { AdminAuth } from "./AdminAuth.ts"
 import { AdminErrors } from "./AdminErrors.ts"
+import { catalogueGroup, dailyUsageGroup, projectFilesGroup } from "./ConsoleGroups.ts"
+import { billingGroup } from "./BillingApiGroup.ts"
 import {
   ApiKey,
   ApiKeyList,
@@ -91,7 +93,8 @@ const usage = HttpApiGroup.make("usage")
 
 /** The key-management API. Every endpoint is under `/admin` and needs the admin bearer token. */
 export const AdminApi = HttpApi.make("admin")
-  .add(projects, users, keys, usage)
+  .add(projects, users, keys, usage, billingGroup)
+  .add(dailyUsageGroup, projectFilesGroup, catalogueGroup)
   .prefix("/admin")
   // The first middleware wraps innermost: the token is checked before errors are rendered.
   .middleware(AdminErrors)

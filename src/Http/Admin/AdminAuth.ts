@@ -4,7 +4,9 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { GatewayError } from "../../Domain/GatewayError.ts"
+import { consoleSessions, sessionRefusal } from "../Console/ConsoleSession.ts"
 import { handle } from "../Handler.ts"
 
 /**
@@ -38,12 +40,23 @@ export const refusal = (
   return matches(given) ? undefined : GatewayError.unauthenticated("Incorrect admin token provided.", "invalid_admin_token")
 }
 
-export const adminAuthLayer = (token: Redacted.Redacted<string>): Layer.Layer<AdminAuth> => {
+/**
+ * The bearer token, or without one the console's session cookie (and its CSRF token for a
+ * change): undefined when the request is admitted, otherwise why not.
+ */
+export const adminRefusal = (token: Redacted.Redacted<string>) => {
   const matches = tokenMatcher(token)
+  const sessions = consoleSessions(token)
+  return (credential: Redacted.Redacted<string>): Effect.Effect<GatewayError | undefined, never, HttpServerRequest.HttpServerRequest> =>
+    Redacted.value(credential) !== ""
+      ? Effect.succeed(refusal(matches, credential))
+      : Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) => sessionRefusal(sessions, request, Date.now()))
+}
+
+export const adminAuthLayer = (token: Redacted.Redacted<string>): Layer.Layer<AdminAuth> => {
+  const refusalOf = adminRefusal(token)
   return Layer.succeed(AdminAuth, {
-    adminToken: (httpEffect, { credential }) => {
-      const refused = refusal(matches, credential)
-      return refused === undefined ? httpEffect : handle(Effect.fail(refused))
-    }
+    adminToken: (httpEffect, { credential }) =>
+      Effect.flatMap(refusalOf(credential), (refused) => (refused === undefined ? httpEffect : handle(Effect.fail(refused))))
   })
 }

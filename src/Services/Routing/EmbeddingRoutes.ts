@@ -1,6 +1,7 @@
 import { checkEmbeddingRequest } from "../../Domain/EmbeddingGate.ts"
 import type { EmbeddingRequest } from "../../Domain/EmbeddingRequest.ts"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
+import { fallbackRoutes } from "./FallbackRoutes.ts"
 import type { EmbeddingProvider } from "../../Providers/EmbeddingProvider.ts"
 
 type ProviderLookup = (providerId: string) => EmbeddingProvider | undefined
@@ -22,23 +23,14 @@ export const embeddingRoutes = (
   provider: ProviderLookup
 ): ReadonlyArray<ModelConfig> => {
   const tokens = request.input._tag === "Tokens"
-  const usable = (m: ModelConfig): ModelConfig | undefined => {
-    const deployments = m.deployments.filter((d) => {
+  return fallbackRoutes(
+    model,
+    "embedding",
+    find,
+    (d) => {
       const adapter = provider(d.provider)
       return adapter !== undefined && (!tokens || adapter.acceptsTokens)
-    })
-    if (deployments.length === 0) return undefined
-    return deployments.length === m.deployments.length ? m : { ...m, deployments }
-  }
-  const routes: Array<ModelConfig> = []
-  const own = usable(model)
-  if (own !== undefined) routes.push(own)
-  for (const id of model.fallbacks) {
-    const fallback = find(id)
-    if (fallback === undefined || fallback.kind !== "embedding") continue
-    if (checkEmbeddingRequest(request, fallback, { acceptsTokens: acceptsTokens(fallback, provider) }) !== undefined) continue
-    const routed = usable(fallback)
-    if (routed !== undefined) routes.push(routed)
-  }
-  return routes
+    },
+    (m) => checkEmbeddingRequest(request, m, { acceptsTokens: acceptsTokens(m, provider) }) === undefined
+  )
 }

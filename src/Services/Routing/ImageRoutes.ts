@@ -1,4 +1,5 @@
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
+import { fallbackRoutes } from "./FallbackRoutes.ts"
 import { checkImageAsk } from "../../Domain/ImageGate.ts"
 import type { ImageAsk } from "../../Domain/ImageRequest.ts"
 import type { ImageProvider } from "../../Providers/ImageProvider.ts"
@@ -16,20 +17,5 @@ export const imageRoutes = (
   ask: ImageAsk,
   find: (id: string) => ModelConfig | undefined,
   provider: ProviderLookup
-): ReadonlyArray<ModelConfig> => {
-  const usable = (m: ModelConfig): ModelConfig | undefined => {
-    const deployments = m.deployments.filter((d) => provider(d.provider) !== undefined)
-    if (deployments.length === 0) return undefined
-    return deployments.length === m.deployments.length ? m : { ...m, deployments }
-  }
-  const routes: Array<ModelConfig> = []
-  const own = usable(model)
-  if (own !== undefined) routes.push(own)
-  for (const id of model.fallbacks) {
-    const fallback = find(id)
-    if (fallback === undefined || fallback.kind !== "image" || checkImageAsk(ask, fallback) !== undefined) continue
-    const routed = usable(fallback)
-    if (routed !== undefined) routes.push(routed)
-  }
-  return routes
-}
+): ReadonlyArray<ModelConfig> =>
+  fallbackRoutes(model, "image", find, (d) => provider(d.provider) !== undefined, (m) => checkImageAsk(ask, m) === undefined)

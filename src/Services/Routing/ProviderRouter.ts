@@ -29,6 +29,7 @@ import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { routedCall } from "./RoutedCall.ts"
 import { routedStream } from "./RoutedStream.ts"
 import { type Candidate, deploymentKey, RoutePlanner } from "./RoutePlanner.ts"
+import { completionAttributes, genAiProviderNames } from "./GenAiSpans.ts"
 import { finalRoutingError } from "./RoutingError.ts"
 import { keylessRoutes } from "./KeylessRoutes.ts"
 import { keylessProviders } from "../Config/ProviderKeys.ts"
@@ -84,6 +85,7 @@ export class ProviderRouter extends Context.Service<
       const registry = yield* ProviderRegistry
       const health = yield* DeploymentHealth
       const spans = yield* optionalSpans
+      const providerName = genAiProviderNames(gatewayConfig.providers)
 
       const maxInlineFileBytes = gatewayConfig.files.max_inline_mb * 1024 * 1024
       const noneOpen: ReadonlySet<string> = new Set()
@@ -159,20 +161,28 @@ export class ProviderRouter extends Context.Service<
         finalError: finalRoutingError,
         spans,
         deadlineMs: settings.deadline_ms,
-        deadlineError
+        deadlineError,
+        providerName
       }
-      const chatCalls = { ...calls, honoursDeadline: (c: Candidate) => registry.chat(c.deployment.provider)?.honoursDeadline === true }
+      const chatCalls = {
+        ...calls,
+        operation: "chat" as const,
+        honoursDeadline: (c: Candidate) => registry.chat(c.deployment.provider)?.honoursDeadline === true
+      }
       // Embedding adapters make several calls per request (batches): each is watched.
-      const embeddingCalls = { ...calls, honoursDeadline: () => false }
+      const embeddingCalls = { ...calls, operation: "embeddings" as const, honoursDeadline: () => false }
 
       const complete = (model: ModelConfig, request: ChatRequest, log: AttemptLog) =>
         Effect.flatMap(planFor(model, request), (planner) =>
           Effect.map(
             routedCall(chatCalls, model, planner, log, (candidate) => {
               const provider: ChatProvider | undefined = registry.chat(candidate.deployment.provider)
-              return provider === undefined
-                ? Effect.fail(unavailable(candidate))
-                : provider.complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
+              if (provider === undefined) return Effect.fail(unavailable(candidate))
+              const call = provider.complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
+              // Inside the attempt span: the answer's model, usage and finish reasons go on it.
+              return spans.enabled
+                ? Effect.tap(call, (completion) => Effect.annotateCurrentSpan(completionAttributes(completion, candidate.deployment.model)))
+                : call
             }),
             ({ result, served }): { completion: ChatCompletion; served: Served } => ({ completion: result, served })
           )).pipe(spans.span("ProviderRouter.complete"))
@@ -183,7 +193,9 @@ export class ProviderRouter extends Context.Service<
         record,
         unavailable,
         finalError: finalRoutingError,
-        commits
+        commits,
+        spans,
+        providerName
       })
 
       const findModel = (id: string) => catalog.find(id)?.config
@@ -197,7 +209,7 @@ export class ProviderRouter extends Context.Service<
             }))).pipe(spans.span("ProviderRouter.embed"))
 
       // A Gemini image job is several calls: each attempt is watched, like embeddings.
-      const imageCalls = { ...calls, honoursDeadline: () => false }
+      const imageCalls = { ...calls, operation: "generate_content" as const, honoursDeadline: () => false }
       const images = (model: ModelConfig, job: ImageJob, log: AttemptLog) =>
         Effect.flatMap(plannerOf(imageRoutes(model, job, findModel, registry.image)), (planner) =>
           // `imageRoutes` kept only deployments whose provider has an image adapter.
@@ -209,7 +221,7 @@ export class ProviderRouter extends Context.Service<
             }))).pipe(spans.span("ProviderRouter.images"))
 
       // Uploads of up to 25 MB: each attempt is watched rather than trusted to end at the deadline.
-      const transcriptionCalls = { ...calls, honoursDeadline: () => false }
+      const transcriptionCalls = { ...calls, operation: "transcription" as const, honoursDeadline: () => false }
       const transcribe = (model: ModelConfig, request: TranscriptionRequest, audio: MeasuredAudio, log: AttemptLog) =>
         Effect.flatMap(plannerOf(transcriptionRoutes(model, request, findModel, registry.transcription)), (planner) =>
           routedCall(transcriptionCalls, model, planner, log, (candidate) => {

@@ -52,6 +52,8 @@ export class RoutePlanner {
   private sameDeploymentRetries = 0
   private last: Candidate | undefined
   used = 0
+  /** Providers of the routes found cooling down (circuit open) as each model was entered. */
+  readonly cooledDown: Array<string> = []
 
   constructor(
     models: ReadonlyArray<ModelConfig>,
@@ -69,6 +71,7 @@ export class RoutePlanner {
   private enterModel(): void {
     const model = this.models[this.modelIndex]
     this.order = model === undefined ? [] : weightedOrder(model.deployments, this.isOpen, this.random)
+    for (const d of this.order) if (this.isOpen(deploymentKey(d))) this.cooledDown.push(d.provider)
     this.rotation = 0
     this.modelAttempts = 0
     this.sameDeploymentRetries = 0

@@ -16,6 +16,8 @@ export class AttemptLog {
   readonly attempts: Array<UsageAttempt> = []
   /** Calls begun, the one in flight included (a stream's serving attempt is logged only at its end). */
   started = 0
+  /** Providers of routes the plan found cooling down (the planner's list, shared). */
+  cooledDown: ReadonlyArray<string> = []
 }
 
 /** An event that reaches the client: after it a failure can no longer fall back (issue: streams commit). */

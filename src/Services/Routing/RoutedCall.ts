@@ -5,6 +5,7 @@ import type { GatewayError } from "../../Domain/GatewayError.ts"
 import type { OptionalSpans } from "../../Streams/OptionalSpans.ts"
 import { RequestDeadline } from "../../Providers/RequestDeadline.ts"
 import { liveClock, withDeadline } from "../../Streams/Deadline.ts"
+import { attemptAttributes, type GenAiOperation } from "./GenAiSpans.ts"
 import type { AttemptLog, Served } from "./RoutedAttempts.ts"
 import type { Candidate, RoutePlanner } from "./RoutePlanner.ts"
 
@@ -16,6 +17,9 @@ export interface RoutedCallParts {
   readonly deadlineError: (model: ModelConfig) => GatewayError
   /** The candidate's calls end by themselves at the request's `RequestDeadline`. */
   readonly honoursDeadline: (candidate: Candidate) => boolean
+  /** For the attempt spans: the GenAI operation and each provider's GenAI name. */
+  readonly operation: GenAiOperation
+  readonly providerName: (id: string) => string
 }
 
 /**
@@ -37,6 +41,7 @@ export const routedCall = <A>(
   call: (candidate: Candidate) => Effect.Effect<A, GatewayError>
 ): Effect.Effect<{ readonly result: A; readonly served: Served }, GatewayError> =>
   Effect.withFiber((fiber) => {
+    log.cooledDown = planner.cooledDown
     const clock = fiber.getRef(Clock.Clock)
     const live = clock === liveClock
     const deadlineAt = clock.currentTimeMillisUnsafe() + parts.deadlineMs
@@ -61,7 +66,7 @@ export const routedCall = <A>(
         if (parts.spans.enabled) {
           result = result.pipe(
             parts.spans.span("ProviderRouter.attempt", {
-              attributes: { "gateway.provider": candidate.deployment.provider, "gateway.model": candidate.model.id, "gateway.attempt": planner.used }
+              attributes: attemptAttributes(parts.operation, candidate, parts.providerName, planner.used)
             })
           )
         }

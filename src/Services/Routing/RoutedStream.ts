@@ -12,6 +12,9 @@ import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
 import type { ChatProvider } from "../../Providers/ChatProvider.ts"
+import type { OptionalSpans } from "../../Streams/OptionalSpans.ts"
+import type * as Tracer from "effect/Tracer"
+import { attemptAttributes, usageAttributes } from "./GenAiSpans.ts"
 import type { AttemptLog, RoutedEvent } from "./RoutedAttempts.ts"
 import type { Candidate, RoutePlanner } from "./RoutePlanner.ts"
 
@@ -22,6 +25,9 @@ export interface RoutedStreamParts {
   readonly unavailable: (candidate: Candidate) => GatewayError
   readonly finalError: (model: ModelConfig, error: GatewayError | undefined, log: AttemptLog) => GatewayError
   readonly commits: (event: ChatStreamEvent) => boolean
+  /** One span per attempt, open while it streams, when a tracer is installed. */
+  readonly spans: OptionalSpans
+  readonly providerName: (id: string) => string
 }
 
 interface Attempt {
@@ -31,6 +37,18 @@ interface Attempt {
   readonly pull: Pull.Pull<Arr.NonEmptyReadonlyArray<ChatStreamEvent>, GatewayError>
   /** Set once the attempt's outcome is in the log. */
   recorded: boolean
+  readonly span: Tracer.Span | undefined
+}
+
+/** The GenAI attributes a batch of stream events adds to its attempt's span. */
+const annotate = (span: Tracer.Span, events: ReadonlyArray<ChatStreamEvent>, reasons: Array<string>) => {
+  for (const event of events) {
+    if (event._tag === "Usage") for (const [key, value] of Object.entries(usageAttributes(event.usage))) span.attribute(key, value)
+    else if (event._tag === "Finish") {
+      reasons.push(event.reason)
+      span.attribute("gen_ai.response.finish_reasons", [...reasons])
+    }
+  }
 }
 
 type Events = Arr.NonEmptyReadonlyArray<RoutedEvent>
@@ -50,6 +68,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
   Stream.fromChannel(
     Channel.fromTransform((_, scope) =>
       Effect.map(parts.plan(model, request), (planner) => {
+        log.cooledDown = planner.cooledDown
         let committed = false
         let started = false
         // The attempt being read, with its read.
@@ -58,6 +77,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
 
         const settle = (attempt: Attempt, error: GatewayError | undefined) => {
           attempt.recorded = true
+          if (attempt.span !== undefined && error === undefined) attempt.span.attribute("gen_ai.response.model", attempt.candidate.deployment.model)
           return Effect.andThen(
             parts.record(attempt.candidate, log, attempt.startedAt, error),
             Scope.close(attempt.scope, error === undefined ? Exit.void : Exit.fail(error))
@@ -65,10 +85,13 @@ export const routedStream = (parts: RoutedStreamParts) =>
         }
 
         // One read per attempt, built when it opens and run for every batch.
-        const readOf = (attempt: Attempt): Pull.Pull<Events, GatewayError> =>
-          attempt.pull.pipe(
+        const readOf = (attempt: Attempt): Pull.Pull<Events, GatewayError> => {
+          const span = attempt.span
+          const reasons: Array<string> = []
+          return attempt.pull.pipe(
             Effect.map((events): Events => {
               if (!committed) committed = events.some(parts.commits)
+              if (span !== undefined) annotate(span, events, reasons)
               return events
             }),
             Effect.catch((failure): Effect.Effect<Events, GatewayError | Cause.Done> => {
@@ -82,6 +105,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
               )
             })
           )
+        }
 
         const open = (error: GatewayError | undefined): Effect.Effect<void, GatewayError> => {
           const step = planner.next(error)
@@ -92,10 +116,19 @@ export const routedStream = (parts: RoutedStreamParts) =>
           const events = provider === undefined
             ? Stream.fail(parts.unavailable(candidate))
             : provider.stream(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
+          // Ended with the attempt's scope, so it carries the attempt's outcome.
+          const spanOf = (attemptScope: Scope.Scope) =>
+            parts.spans.enabled
+              ? Scope.provide(attemptScope)(
+                Effect.makeSpanScoped("ProviderRouter.attempt", {
+                  attributes: attemptAttributes("chat", candidate, parts.providerName, planner.used)
+                })
+              )
+              : Effect.succeed(undefined)
           const start = Effect.flatMap(Scope.fork(scope), (attemptScope) =>
-            Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
+            Effect.flatMap(Effect.zip(Clock.currentTimeMillis, spanOf(attemptScope)), ([startedAt, span]) =>
               Effect.flatMap(Channel.toPullScoped(events.channel, attemptScope), (pull) => {
-                const attempt: Attempt = { candidate, scope: attemptScope, startedAt, pull, recorded: false }
+                const attempt: Attempt = { candidate, scope: attemptScope, startedAt, pull, recorded: false, span }
                 current = { attempt, read: readOf(attempt) }
                 served = [{
                   _tag: "Served",

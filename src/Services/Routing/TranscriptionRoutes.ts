@@ -1,4 +1,5 @@
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
+import { fallbackRoutes } from "./FallbackRoutes.ts"
 import type { TranscriptionRequest } from "../../Domain/Transcription.ts"
 import { planTranscription } from "../../Domain/TranscriptionGate.ts"
 import type { TranscriptionProvider } from "../../Providers/TranscriptionProvider.ts"
@@ -17,21 +18,5 @@ export const transcriptionRoutes = (
   request: TranscriptionRequest,
   find: (id: string) => ModelConfig | undefined,
   provider: ProviderLookup
-): ReadonlyArray<ModelConfig> => {
-  const usable = (m: ModelConfig): ModelConfig | undefined => {
-    const deployments = m.deployments.filter((d) => provider(d.provider) !== undefined)
-    if (deployments.length === 0) return undefined
-    return deployments.length === m.deployments.length ? m : { ...m, deployments }
-  }
-  const routes: Array<ModelConfig> = []
-  const own = usable(model)
-  if (own !== undefined) routes.push(own)
-  for (const id of model.fallbacks) {
-    const fallback = find(id)
-    if (fallback === undefined || fallback.kind !== "transcription") continue
-    if (!("format" in planTranscription(request, fallback))) continue
-    const routed = usable(fallback)
-    if (routed !== undefined) routes.push(routed)
-  }
-  return routes
-}
+): ReadonlyArray<ModelConfig> =>
+  fallbackRoutes(model, "transcription", find, (d) => provider(d.provider) !== undefined, (m) => "format" in planTranscription(request, m))

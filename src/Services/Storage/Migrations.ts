@@ -6,6 +6,8 @@ import deploymentHealth from "./migrations/0004_deployment_health.ts"
 import files from "./migrations/0005_files.ts"
 import usageLedgerSafety from "./migrations/0006_usage_ledger_safety.ts"
 import generatedImages from "./migrations/0008_generated_images.ts"
+import billing from "./migrations/0009_billing.ts"
+import rateWindows from "./migrations/0010_rate_windows.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -15,7 +17,9 @@ export const migrations = Migrator.fromRecord({
   "0004_deployment_health": deploymentHealth,
   "0005_files": files,
   "0006_usage_ledger_safety": usageLedgerSafety,
-  "0008_generated_images": generatedImages
+  "0008_generated_images": generatedImages,
+  "0009_billing": billing,
+  "0010_rate_windows": rateWindows
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })

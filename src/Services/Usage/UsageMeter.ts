@@ -7,9 +7,10 @@ import type { Principal } from "../../Domain/ApiKey.ts"
 import { estimateCompletionTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../Domain/Pricing.ts"
 import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
-import type { UsageEndpoint, UsageError } from "../../Domain/UsageEvent.ts"
+import type { UsageEndpoint, UsageError, UsageEvent } from "../../Domain/UsageEvent.ts"
 import { boundedCount, usageBounds } from "../../Domain/UsageBounds.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
+import { GatewayMetrics } from "../Metrics/GatewayMetrics.ts"
 import { AttemptLog, type Served } from "../Routing/RoutedAttempts.ts"
 import { UsageLedger } from "./UsageLedger.ts"
 
@@ -34,6 +35,8 @@ export class RequestMeter {
   /** Generated text seen on a stream, and the prompt's estimate: used only if usage never came. */
   generatedBytes = 0
   estimatePromptTokens: (() => number) | undefined
+  /** The admission step's settlement (billing, TPM), run with the priced cost once the event is recorded. */
+  settle: ((costNanoUsd: number, tokens: number) => Effect.Effect<void>) | undefined
   readonly log = new AttemptLog()
 }
 
@@ -70,6 +73,9 @@ export const openMeter = (input: {
     const clock = Context.get(context, Clock.Clock)
     const startedAt = clock.currentTimeMillisUnsafe()
     const meter = new RequestMeter(input.requestId)
+    // Undefined unless `metrics.enabled`: then the request is counted once, when it ends.
+    const metrics = Context.getOrUndefined(context, GatewayMetrics)?.recorder
+    metrics?.live.add(meter)
     // Straight on the scope: `Effect.addFinalizer` would re-provide the whole service context
     // to the finalizer, a copy of every service per request.
     const finalizer = Scope.addFinalizerExit(Context.get(context, Scope.Scope), (exit) => {
@@ -82,7 +88,8 @@ export const openMeter = (input: {
       const rawUnits = units === meter.units ? undefined : { units: Number.isFinite(meter.units) ? meter.units : String(meter.units) }
       // A request that reached no provider (none configured, every route cooling down) costs nothing.
       const pricing = meter.served === undefined ? undefined : catalog.find(meter.served.model)?.config.pricing
-      return ledger.record({
+      const cost = meter.fixedCostNanoUsd ?? (pricing === undefined ? 0 : costNanoUsd(pricing, usage, units))
+      const event: UsageEvent = {
         occurredAt: startedAt,
         requestId: meter.requestId,
         projectSeq: input.principal.projectSeq,
@@ -102,11 +109,14 @@ export const openMeter = (input: {
         latencyMs: now - startedAt,
         ttftMs: meter.firstTokenAt === undefined ? null : meter.firstTokenAt - startedAt,
         attempts: meter.log.attempts,
-        costNanoUsd: meter.fixedCostNanoUsd ?? (pricing === undefined ? 0 : costNanoUsd(pricing, usage, units)),
+        costNanoUsd: cost,
         usageEstimated: billed.estimated,
         ...(meter.error === undefined ? {} : { error: meter.error }),
         ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } })
-      })
+      }
+      metrics?.ended(meter, event, input.principal.projectId)
+      const recorded = ledger.record(event)
+      return meter.settle === undefined ? recorded : Effect.andThen(recorded, meter.settle(cost, usage.promptTokens + usage.completionTokens))
     })
     return Effect.as(finalizer, meter)
   })

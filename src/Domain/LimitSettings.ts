@@ -1,0 +1,56 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
+  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+
+const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0))
+
+/** `billing:` in gateway.yaml: credit balances and spend limits (set per project and key through the admin API). */
+export const BillingSettings = Schema.Struct({
+  /**
+   * A model without any price is free unless this is true; then a project with a balance or a
+   * spend limit cannot use it (400 naming the model): unknown cost fails closed.
+   */
+  require_prices: withDefault(Schema.Boolean, false),
+  /** A reservation its instance never settled (it crashed) stops counting after this long. */
+  reservation_ttl_seconds: withDefault(PositiveInt, 900),
+  /** How often each instance reloads the balances, limits and rate limits it admits by. */
+  refresh_seconds: withDefault(PositiveInt, 5)
+})
+export type BillingSettings = typeof BillingSettings.Type
+
+/** Requests and tokens per minute; either may be absent (no limit). */
+export const RateLimit = Schema.Struct({
+  rpm: Schema.optionalKey(PositiveInt),
+  tpm: Schema.optionalKey(PositiveInt)
+})
+export type RateLimit = typeof RateLimit.Type
+
+export const StoreFailurePolicy = Schema.Literals(["deny", "allow"])
+export type StoreFailurePolicy = typeof StoreFailurePolicy.Type
+
+/** `limits:` in gateway.yaml: default rate limits and what happens when their store is away. */
+export const LimitSettings = Schema.Struct({
+  /** Applied to every key and every project that has no limit of its own (set through the admin API). */
+  defaults: withDefault(
+    Schema.Struct({
+      key: withDefault(RateLimit, {}),
+      project: withDefault(RateLimit, {})
+    }),
+    {}
+  ),
+  /**
+   * When the store of balances (the database) or of rate limits (Redis) cannot answer:
+   * `deny` answers 503 and sends nothing upstream, `allow` admits the request unchecked. Both
+   * are logged and counted.
+   */
+  on_store_failure: withDefault(
+    Schema.Struct({
+      billing: withDefault(StoreFailurePolicy, "deny"),
+      rate_limits: withDefault(StoreFailurePolicy, "allow")
+    }),
+    {}
+  )
+})
+export type LimitSettings = typeof LimitSettings.Type

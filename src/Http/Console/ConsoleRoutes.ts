@@ -1,0 +1,108 @@
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { GatewayError } from "../../Domain/GatewayError.ts"
+import { AppConfig } from "../../Services/Config/AppConfig.ts"
+import { tokenMatcher } from "../Admin/AdminAuth.ts"
+import { handle } from "../Handler.ts"
+import { readJsonObject } from "../JsonBody.ts"
+import type { RouteSignature } from "../Route.ts"
+import { type ConsoleAsset, loadConsoleAssets } from "./ConsoleAssets.ts"
+import { consoleSessions, cookieHeader, sessionCookie, sessionRefusal } from "./ConsoleSession.ts"
+
+// The page loads only its own files and talks only to this origin; nothing may frame it.
+const securityHeaders = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-cache"
+}
+
+const serveAsset = (asset: ConsoleAsset | undefined, path: string) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (asset === undefined) return yield* GatewayError.notFound(`Unknown request URL: GET ${path}.`, undefined, "unknown_url")
+    if (request.headers["if-none-match"] === asset.etag) {
+      return HttpServerResponse.empty({ status: 304, headers: { etag: asset.etag, ...securityHeaders } })
+    }
+    return HttpServerResponse.uint8Array(asset.body, {
+      contentType: asset.contentType,
+      headers: { etag: asset.etag, ...securityHeaders }
+    })
+  })
+
+const consoleLayer = (token: Redacted.Redacted<string>) => {
+  const assets = loadConsoleAssets()
+  const sessions = consoleSessions(token)
+  const matches = tokenMatcher(token)
+  const index = assets.get("index.html")
+
+  const signIn = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const body = yield* readJsonObject
+    const given = body["token"]
+    if (typeof given !== "string" || given === "") return yield* GatewayError.invalid("Provide the admin token in 'token'.", "token")
+    if (!matches(given)) return yield* GatewayError.unauthenticated("Incorrect admin token provided.", "invalid_admin_token")
+    const session = sessions.issue(Date.now())
+    return HttpServerResponse.jsonUnsafe(
+      { object: "console_session", csrf_token: session.csrf, expires_at: session.expiresAt },
+      { headers: { "set-cookie": cookieHeader(request, session.value, session.expiresAt - Math.floor(Date.now() / 1000)), "cache-control": "no-store" } }
+    )
+  })
+
+  // The page asks for its CSRF token on load; only the cookie's holder gets it.
+  const current = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const refused = sessionRefusal(sessions, request, Date.now())
+    if (refused !== undefined) return yield* refused
+    const value = request.cookies[sessionCookie] ?? ""
+    const id = sessions.verify(value, Date.now()) ?? ""
+    return HttpServerResponse.jsonUnsafe(
+      { object: "console_session", csrf_token: sessions.csrfOf(id), expires_at: Number(value.split(".")[1]) },
+      { headers: { "cache-control": "no-store" } }
+    )
+  })
+
+  const signOut = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const refused = sessionRefusal(sessions, request, Date.now())
+    if (refused !== undefined) return yield* refused
+    return HttpServerResponse.empty({ status: 204, headers: { "set-cookie": cookieHeader(request, "", 0) } })
+  })
+
+  const asset = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = request.url.split("?", 1)[0] ?? ""
+    const name = path.replace(/^\/console\/?/, "")
+    return yield* serveAsset(name === "" ? index : assets.get(name), path)
+  })
+
+  return Layer.mergeAll(
+    // "/console/*" serves "/console" too.
+    HttpRouter.add("GET", "/console/*", handle(asset)),
+    HttpRouter.add("POST", "/console/session", handle(signIn)),
+    HttpRouter.add("GET", "/console/session", handle(current)),
+    HttpRouter.add("DELETE", "/console/session", handle(signOut))
+  )
+}
+
+/** The console at `/console` when GATEWAY_ADMIN_TOKEN is set (it signs in with that token). */
+export const ConsoleRoutesLive = Layer.unwrap(
+  Effect.map(AppConfig, (app) => (app.adminToken === undefined ? Layer.empty : consoleLayer(app.adminToken)))
+)
+
+export const consoleRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>, never, AppConfig> = Effect.map(
+  AppConfig,
+  (app): ReadonlyArray<RouteSignature> =>
+    app.adminToken === undefined
+      ? []
+      : [
+        { method: "GET", path: "/console/*" },
+        { method: "POST", path: "/console/session" },
+        { method: "DELETE", path: "/console/session" }
+      ]
+)

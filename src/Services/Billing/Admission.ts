@@ -1,0 +1,174 @@
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { AdmissionAsk, CostContext } from "../../Domain/AdmissionCost.ts"
+import type { Principal } from "../../Domain/ApiKey.ts"
+import type { GatewayError } from "../../Domain/GatewayError.ts"
+import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
+import { AppConfig } from "../Config/AppConfig.ts"
+import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+import { connectRedis } from "../Routing/RedisConnection.ts"
+import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
+import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
+import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
+import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
+import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
+import { AdmissionStats } from "./AdmissionStats.ts"
+import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
+import { reserve, settle, singleSession } from "./BillingStore.ts"
+
+/** What an admitted request carries to its end: headers for the response and how it settles. */
+export interface AdmissionTicket {
+  readonly headers: Readonly<Record<string, string>> | undefined
+  /** Called once, when the request's scope closes, with what the usage event priced. */
+  readonly settle: (costNanoUsd: number, tokens: number) => Effect.Effect<void>
+}
+
+export interface AdmissionShape {
+  /**
+   * Rate limits, then the reservation of `ask.nanoUsd` for a billed project; `undefined` (and
+   * no work at all) when nothing applies to the caller.
+   */
+  readonly admit: (principal: Principal, model: string, worstCase: () => AdmissionAsk, requestId: string) => Effect.Effect<AdmissionTicket | undefined, GatewayError>
+  readonly costContext: CostContext
+  /** Reloads balances and limits now (after an admin change on this instance). */
+  readonly refresh: Effect.Effect<void>
+  readonly stats: AdmissionStats
+  readonly store: WindowStore["name"]
+}
+
+const none = Effect.succeed(undefined)
+
+export class Admission extends Context.Service<Admission, AdmissionShape>()("gateway/Admission") {
+  static readonly make = (store: WindowStore) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
+      const { config } = yield* GatewayConfigFile
+      const catalog = yield* ModelCatalog
+      const stats = new AdmissionStats()
+      const defaults = config.limits.defaults
+      const onFailure = config.limits.on_store_failure
+      const ttlMs = config.billing.reservation_ttl_seconds * 1000
+      const storageTimeout = config.resilience.storage_timeout_ms
+      const retryAfterMs = config.resilience.retry_after_seconds * 1000
+      let policies: Policies = emptyPolicies
+      const refresh = loadPolicies(sql).pipe(
+        Effect.map((loaded) => {
+          policies = loaded
+        }),
+        Effect.catch((error) => Effect.logWarning("billing: limits could not be reloaded; the last ones stay in force", error))
+      )
+      yield* refresh
+      const sweep = store.sweep === undefined ? Effect.void : Effect.ignore(store.sweep)
+      yield* Effect.forkScoped(Effect.repeat(Effect.andThen(refresh, sweep), Schedule.spaced(config.billing.refresh_seconds * 1000)))
+
+      const settleBilling = (principal: Principal, requestId: string, cost: bigint) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          settle(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, cost, requestId, now })
+        ).pipe(
+          Effect.retry({ schedule: Schedule.exponential(100), times: 4 }),
+          Effect.tap(() => Effect.sync(() => stats.settled++)),
+          Effect.catch((error) =>
+            Effect.andThen(
+              Effect.sync(() => stats.settleFailures++),
+              Effect.logError("billing: a settlement could not be written; its reservation expires on its own", error)
+            )
+          )
+        )
+
+      // A plain function rather than `Effect.fn`: it runs on every request, and a span each would
+      // cost more than the check itself on the fast path.
+      const admit: AdmissionShape["admit"] = (principal, model, worstCase, requestId) => {
+        const project = policies.projects.get(principal.projectId)
+        const billed = project?.billed === true
+        // Decided before the worst case is computed: it reads the whole request.
+        if (!billed && !hasRateLimits(policies, defaults, principal)) return none
+        const ask = worstCase()
+        const charges = chargesOf(policies, defaults, { projectId: principal.projectId, keyId: principal.keyId, model }, ask.tokens)
+        stats.checked++
+        if (billed && ask.unpriced !== undefined && config.billing.require_prices) {
+          stats.refusedUnpriced++
+          return Effect.fail(notPriced(ask.unpriced))
+        }
+        const tokenCharges = charges.filter((c) => c.id.endsWith(":t"))
+        const release = (to: number) =>
+          tokenCharges.length === 0
+            ? Effect.void
+            : Effect.ignore(store.adjust(requestId, tokenCharges.map((c) => ({ id: c.id, from: c.weight, to }))))
+        const limited = charges.length === 0
+          ? Effect.succeed<Readonly<Record<string, string>> | undefined>(undefined)
+          : store.acquire(charges, requestId).pipe(
+            Effect.flatMap((decision) => {
+              const headers = rateLimitHeaders(decision.states)
+              if (decision.admitted) return Effect.succeed<Readonly<Record<string, string>> | undefined>(headers)
+              stats.rateLimited++
+              return Effect.fail(rateLimited(decision, headers))
+            }),
+            Effect.catchTag("WindowStoreFailure", (failure) => {
+              stats.rateLimitStoreFailures++
+              return storeDenied(stats, onFailure.rate_limits, "rate_limits", retryAfterMs, failure.cause)
+            })
+          )
+        const amount = BigInt(Math.max(0, Math.ceil(ask.nanoUsd)))
+        const reserved = !billed || amount === 0n
+          ? Effect.succeed(false)
+          : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            reserve(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, amount, ttlMs, now })
+          ).pipe(
+            Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.fail("timeout" as const) }),
+            Effect.matchEffect({
+              onFailure: (cause) => {
+                stats.billingStoreFailures++
+                return Effect.as(storeDenied(stats, onFailure.billing, "billing", retryAfterMs, cause), false)
+              },
+              onSuccess: (outcome) => {
+                if (outcome._tag === "Reserved") {
+                  stats.reserved++
+                  return Effect.succeed(true)
+                }
+                if (outcome._tag === "Unbilled") return Effect.succeed(false)
+                return Effect.andThen(release(0), Effect.fail(billingRefused(stats, outcome.refusal, amount)))
+              }
+            })
+          )
+        return Effect.flatMap(limited, (headers) =>
+          Effect.map(reserved, (held): AdmissionTicket => ({
+            headers,
+            settle: (costNanoUsd, tokens) => {
+              const cost = BigInt(Math.max(0, Math.round(costNanoUsd)))
+              const billing = held || (billed && cost > 0n) ? settleBilling(principal, requestId, cost) : Effect.void
+              return tokens === ask.tokens ? billing : Effect.andThen(release(tokens), billing)
+            }
+          })))
+      }
+
+      return Admission.of({
+        admit,
+        costContext: { config, model: (id) => catalog.find(id)?.config },
+        refresh,
+        stats,
+        store: store.name
+      })
+    })
+
+  /**
+   * Rate limits in Redis when REDIS_URL is set, else in Postgres when DATABASE_URL is set (both
+   * shared by every instance), else in this process (the embedded storage serves one instance).
+   */
+  static readonly layer = Layer.effect(
+    Admission,
+    Effect.gen(function* () {
+      const app = yield* AppConfig
+      const { config } = yield* GatewayConfigFile
+      if (app.redisUrl === undefined) {
+        return yield* Admission.make(app.databaseUrl === undefined ? memoryWindowStore() : postgresWindowStore(yield* SqlClient.SqlClient))
+      }
+      const client = yield* connectRedis(app.redisUrl, config.resilience)
+      return yield* Admission.make(redisWindowStore(client, app.redisPrefix))
+    })
+  )
+}

@@ -1,0 +1,69 @@
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import { type WindowDecision, type WindowState, waitUntilFits, windowMs } from "./SlidingWindows.ts"
+import { type WindowStore, WindowStoreFailure } from "./WindowStore.ts"
+
+const num = (value: unknown): number => Number(value ?? 0)
+
+/**
+ * The sliding windows in Postgres, for instances that share a database but no Redis: one
+ * transaction per admission takes a transaction-scoped advisory lock per window (in a fixed
+ * order, so two admissions never deadlock), prunes, sums and inserts, timed by the database clock.
+ */
+export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
+  const failed = (cause: unknown) => new WindowStoreFailure({ cause })
+  return {
+    name: "postgres",
+    acquire: (charges, ticket) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const ids = [...new Set(charges.map((c) => c.id))].sort()
+          for (const id of ids) yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`rl:${id}`}))`
+          const [clock] = yield* sql<{ now: string }>`SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint::text AS now`
+          const now = num(clock?.now)
+          yield* sql`DELETE FROM rate_window_entries WHERE window_id IN ${sql.in(ids)} AND at_ms <= ${now - windowMs}`
+          const sums = yield* sql<{ window_id: string; total: string; last: string }>`SELECT window_id, sum(weight)::text AS total,
+              max(at_ms)::text AS last FROM rate_window_entries WHERE window_id IN ${sql.in(ids)} GROUP BY window_id`
+          const totals = new Map(sums.map((s) => [s.window_id, { total: num(s.total), last: num(s.last) }]))
+          let retryAfterMs = 0
+          let tooLarge = false
+          for (const charge of charges) {
+            const total = totals.get(charge.id)?.total ?? 0
+            if (total + charge.weight <= charge.limit) continue
+            if (charge.weight > charge.limit) tooLarge = true
+            const entries = yield* sql<{ at_ms: string; weight: string }>`SELECT at_ms::text AS at_ms, weight::text AS weight
+              FROM rate_window_entries WHERE window_id = ${charge.id} ORDER BY at_ms`
+            const wait = waitUntilFits(entries.map((e) => ({ at: num(e.at_ms), weight: num(e.weight) })), total, charge.limit, charge.weight, now)
+            retryAfterMs = Math.max(retryAfterMs, wait)
+          }
+          if (retryAfterMs === 0) {
+            for (const charge of charges) {
+              yield* sql`INSERT INTO rate_window_entries (window_id, ticket, at_ms, weight)
+                VALUES (${charge.id}, ${ticket}, ${now}, ${Math.round(charge.weight)})
+                ON CONFLICT (window_id, ticket) DO NOTHING`
+              const before = totals.get(charge.id)
+              totals.set(charge.id, { total: (before?.total ?? 0) + charge.weight, last: now })
+            }
+          }
+          const states = charges.map((charge): WindowState => {
+            const window = totals.get(charge.id)
+            return {
+              id: charge.id,
+              limit: charge.limit,
+              remaining: Math.max(0, charge.limit - (window?.total ?? 0)),
+              resetMs: window === undefined ? 0 : Math.max(0, window.last + windowMs - now)
+            }
+          })
+          return (retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge }) satisfies WindowDecision
+        })
+      ).pipe(Effect.mapError(failed)),
+    adjust: (ticket, corrections) =>
+      Effect.forEach(corrections, (c) =>
+        sql`UPDATE rate_window_entries SET weight = ${Math.round(c.to)} WHERE window_id = ${c.id} AND ticket = ${ticket}`, { discard: true }).pipe(
+        Effect.mapError(failed)
+      ),
+    sweep: Effect.asVoid(
+      sql`DELETE FROM rate_window_entries WHERE at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint - ${windowMs}`
+    ).pipe(Effect.mapError(failed))
+  }
+}
