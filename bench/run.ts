@@ -25,7 +25,9 @@ import { soak, type SoakResult } from "./Soak.ts"
  * --gateway-node-args "<args>", --compare name=<checkout> (another copy of the repository's gateway
  * as an extra target, for before/after figures), --keep (keep the temp dir), --json FILE (raw
  * results), --heap-snapshots (the gateway writes a heap snapshot before and with the 1,000 streams
- * open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2), --with-metrics (the gateway counts Prometheus metrics).
+ * open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2), --with-metrics (the gateway counts Prometheus metrics), --metrics-target (adds a
+ * `gateway-metrics` target with metrics on beside the gateway), --access-log (adds `gateway-access-log`, the gateway
+ * writing its JSON access log, and runs `gateway` with it off).
  */
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
@@ -143,6 +145,15 @@ try {
     const logged = NodePath.join(dir, "data-access-log")
     const other = runScript<{ secret: string }>([script("CreateKey.ts")], { ...env, DATA_DIR: logged })
     targets.push(await startGateway("gateway-access-log", root, other.secret, logged, { ACCESS_LOG: "json", LOG_LEVEL: "info" }))
+  }
+  // --metrics-target: beside the gateway, one with `metrics.enabled` (counting every request for
+  // /metrics), measured in the same run.
+  if (flag("metrics-target")) {
+    const counted = NodePath.join(dir, "data-metrics")
+    const countedConfig = NodePath.join(dir, "gateway-metrics.yaml")
+    writeFileSync(countedConfig, JSON.stringify(gatewayConfig(upstream.port, { withMetrics: true }), null, 2))
+    const other = runScript<{ secret: string }>([script("CreateKey.ts")], { ...env, DATA_DIR: counted, GATEWAY_CONFIG: countedConfig })
+    targets.push(await startGateway("gateway-metrics", root, other.secret, counted, { GATEWAY_CONFIG: countedConfig, ...(accessLog ? { ACCESS_LOG: "off" } : {}) }))
   }
   // --compare name=dir: another checkout's gateway measured alongside (before/after a change).
   for (const spec of argv.flatMap((a, i) => (argv[i - 1] === "--compare" ? [a] : []))) {
