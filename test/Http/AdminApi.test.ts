@@ -138,7 +138,6 @@ describe("admin API", () => {
       expect(JSON.stringify(listed.body)).not.toContain(secret)
 
       expect((await models(secret)).status).toBe(200)
-
       const revoked = expectBody(ApiKeyView, await call("POST", `/admin/keys/${key.id}/revoke`))
       expect(revoked.id).toBe(key.id)
       expect(revoked.revoked_at).not.toBeNull()
