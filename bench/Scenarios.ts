@@ -69,10 +69,13 @@ export const holdBody = JSON.stringify({ model: holdModel, messages, max_tokens:
 
 /**
  * gateway.yaml for the benchmark: two providers on the fake upstream, one of which holds streams.
- * `withMetrics` turns the Prometheus metrics on, to measure what they cost per request.
+ * `withMetrics` turns the Prometheus metrics on, `withLimits` gives every key a rate limit it never
+ * reaches (so each request goes through the rate-limit check and its settlement), to measure what
+ * they cost per request.
  */
-export const gatewayConfig = (upstreamPort: number, options: { readonly withMetrics?: boolean } = {}) => ({
+export const gatewayConfig = (upstreamPort: number, options: { readonly withMetrics?: boolean; readonly withLimits?: boolean } = {}) => ({
   ...(options.withMetrics === true ? { metrics: { enabled: true } } : {}),
+  ...(options.withLimits === true ? { limits: { defaults: { key: { rpm: 1_000_000_000, tpm: 1_000_000_000_000 } } } } : {}),
   providers: [
     { id: "fake-openai", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1`, api_key: "sk-bench-upstream" },
     { id: "fake-hold", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/hold/v1`, api_key: "sk-bench-upstream" },

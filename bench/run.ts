@@ -27,7 +27,8 @@ import { soak, type SoakResult } from "./Soak.ts"
  * results), --heap-snapshots (the gateway writes a heap snapshot before and with the 1,000 streams
  * open; pass --gateway-node-args --heapsnapshot-signal=SIGUSR2), --with-metrics (the gateway counts Prometheus metrics), --metrics-target (adds a
  * `gateway-metrics` target with metrics on beside the gateway), --access-log (adds `gateway-access-log`, the gateway
- * writing its JSON access log, and runs `gateway` with it off).
+ * writing its JSON access log, and runs `gateway` with it off), --limits-target (adds `gateway-limits`, every key
+ * under a rate limit it never reaches; --limits-redis redis://... adds `gateway-limits-redis`, the same with Redis).
  */
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
@@ -154,6 +155,20 @@ try {
     writeFileSync(countedConfig, JSON.stringify(gatewayConfig(upstream.port, { withMetrics: true }), null, 2))
     const other = runScript<{ secret: string }>([script("CreateKey.ts")], { ...env, DATA_DIR: counted, GATEWAY_CONFIG: countedConfig })
     targets.push(await startGateway("gateway-metrics", root, other.secret, counted, { GATEWAY_CONFIG: countedConfig, ...(accessLog ? { ACCESS_LOG: "off" } : {}) }))
+  }
+  // --limits-target: a gateway whose keys all have a rate limit they never reach (windows in the
+  // process, as on embedded storage), and with --limits-redis one more keeping them in Redis.
+  if (flag("limits-target")) {
+    const limitedConfig = NodePath.join(dir, "gateway-limits.yaml")
+    writeFileSync(limitedConfig, JSON.stringify(gatewayConfig(upstream.port, { withLimits: true }), null, 2))
+    const variants: Array<[string, Record<string, string>]> = [["gateway-limits", {}]]
+    const redis = option("limits-redis")
+    if (redis !== undefined) variants.push(["gateway-limits-redis", { REDIS_URL: redis, REDIS_PREFIX: `bench-${process.pid}:` }])
+    for (const [name, extra] of variants) {
+      const data = NodePath.join(dir, `data-${name}`)
+      const other = runScript<{ secret: string }>([script("CreateKey.ts")], { ...env, DATA_DIR: data, GATEWAY_CONFIG: limitedConfig })
+      targets.push(await startGateway(name, root, other.secret, data, { GATEWAY_CONFIG: limitedConfig, ...extra, ...(accessLog ? { ACCESS_LOG: "off" } : {}) }))
+    }
   }
   // --compare name=dir: another checkout's gateway measured alongside (before/after a change).
   for (const spec of argv.flatMap((a, i) => (argv[i - 1] === "--compare" ? [a] : []))) {
