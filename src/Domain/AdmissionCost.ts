@@ -37,7 +37,7 @@ export const defaultOutputReserve = 4_096
 
 export const hasNoPrice = (pricing: Pricing): boolean => Object.values(pricing).every((price) => price === undefined)
 
-/** The model and its fallbacks, as far as they are configured: any of them may serve and bill the call. */
+/** The model and its fallbacks, as far as they are configured: each of them may serve and bill the call. */
 const candidates = (id: string, context: CostContext): ReadonlyArray<ModelConfig> => {
   const first = context.model(id)
   if (first === undefined) return []
