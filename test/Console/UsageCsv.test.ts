@@ -1,17 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
+import type { DailyUsageRow } from "../../src/Services/Usage/UsageDaily.ts"
 
-interface Row {
-  readonly day: string
-  readonly model: string | null
-  readonly requests: number
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly cached_tokens: number
-  readonly units: number
-  readonly cost_usd: number
-  readonly cost_nano_usd: string
-}
+type Row = DailyUsageRow
 
 // The usage page's export, as the browser loads it (it touches the DOM only when a page renders).
 const { usageCsv } = (await import(new URL("../../console/js/pages/usage.js", import.meta.url).href)) as {

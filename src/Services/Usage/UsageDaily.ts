@@ -14,16 +14,8 @@ export interface DailyUsageRow {
   readonly cost_nano_usd: string
 }
 
-interface Row {
-  readonly day: string
-  readonly model: string | null
-  readonly requests: number
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly cached_tokens: number
-  readonly units: number
-  readonly cost_nano_usd: string
-}
+/** A row as the database sums it, before the cost in dollars is derived. */
+type Row = Omit<DailyUsageRow, "cost_usd">
 
 /**
  * A project's usage per UTC day and serving model in a window (unix seconds, `from` inclusive,
