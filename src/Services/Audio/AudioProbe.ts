@@ -1,7 +1,6 @@
 import { createReadStream } from "node:fs"
 import { stat } from "node:fs/promises"
 import { fileTypeFromFile } from "file-type"
-import { parseStream } from "music-metadata"
 import { type AudioFailureKind, type AudioFormat, audioFormats, classifyAudio } from "../../Domain/AudioFormat.ts"
 import { type ByteSource, withFileSource } from "./ByteSource.ts"
 import { MpegFrameWalker } from "./MpegAudioFrames.ts"
@@ -62,6 +61,8 @@ const measure = async (format: AudioFormat, path: string, size: number): Promise
     if (!audio.hasAudio) return { seconds: undefined, problem: "no-audio" }
     return audio.truncated ? { seconds: audio.seconds, problem: "its last packet is cut off" } : { seconds: audio.seconds }
   }
+  // music-metadata holds about 20 MB once imported: loaded by the first audio request, not at start-up.
+  const { parseStream } = await import("music-metadata")
   const metadata = await parseStream(
     createReadStream(path, { highWaterMark: 256 * 1024 }),
     { mimeType: sniffMime[format], size },

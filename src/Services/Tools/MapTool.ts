@@ -3,7 +3,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { type FetchedUrl, UrlFetchCode } from "../Fetch/UrlFetcher.ts"
-import { parseDocument } from "./Html/Dom.ts"
+import { domReady, parseDocument } from "./Html/Dom.ts"
 import { documentBase, pageLinks } from "./Html/PageLinks.ts"
 import { decodeTextBody, looksLikeHtml } from "./Html/TextBody.ts"
 import { mapDescription, MapParameters, type MapResult } from "./MapParameters.ts"
@@ -89,6 +89,7 @@ export const makeMapTool = (services: ToolServices): Tool => {
       if (page !== undefined) {
         add(normaliseUrl(page.finalUrl))
         if (looksLikeHtml(page.bytes, page.contentType)) {
+          yield* Effect.promise(domReady)
           const document = parseDocument(decodeTextBody(page.bytes, page.contentType))
           const base = documentBase(document, page.finalUrl)
           for (const link of pageLinks(document, base, maxPageLinks)) {

@@ -2,7 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { type FetchedUrl, UrlFetchCode } from "../Fetch/UrlFetcher.ts"
-import { scrapeHtml } from "./Html/ScrapeHtml.ts"
+import { domReady } from "./Html/Dom.ts"
 import { decodeTextBody, looksLikeHtml, mediaTypeOf } from "./Html/TextBody.ts"
 import { disallowedByRobots, readRobots } from "./Robots.ts"
 import { makeScrapeParameters, type ScrapeParameters, type ScrapeResult, scrapeDescription } from "./ScrapeParameters.ts"
@@ -50,13 +50,16 @@ export const makeScrapeTool = (services: ToolServices): Tool => {
 
   const extract = (page: FetchedUrl, request: ScrapeParameters): Effect.Effect<Extracted, GatewayError> => {
     if (looksLikeHtml(page.bytes, page.contentType)) {
-      return Effect.sync(() =>
-        scrapeHtml(decodeTextBody(page.bytes, page.contentType), page.finalUrl, {
-          format: request.format,
-          mainOnly: request.only_main_content,
-          maxLinks: tools.max_links,
-          contentLanguage: page.headers["content-language"]
-        })
+      // The HTML pipeline (linkedom, Readability, turndown) is loaded with the first page it reads.
+      return Effect.map(
+        Effect.promise(() => Promise.all([import("./Html/ScrapeHtml.ts"), domReady()])),
+        ([{ scrapeHtml }]) =>
+          scrapeHtml(decodeTextBody(page.bytes, page.contentType), page.finalUrl, {
+            format: request.format,
+            mainOnly: request.only_main_content,
+            maxLinks: tools.max_links,
+            contentLanguage: page.headers["content-language"]
+          })
       )
     }
     const empty: Extracted = { title: null, description: null, language: null, publishedAt: undefined, content: "", links: [] }

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
+import { beforeAll } from "vitest"
 import { Schema } from "effect"
 import { scrapeHtml } from "../../../src/Services/Tools/Html/ScrapeHtml.ts"
+import { domReady } from "../../../src/Services/Tools/Html/Dom.ts"
 import { isoDate } from "../../../src/Services/Tools/Html/PageMetadata.ts"
 import { decodeTextBody, looksLikeHtml } from "../../../src/Services/Tools/Html/TextBody.ts"
 import { htmlToText } from "../../../src/Services/Tools/Html/PlainText.ts"
 import { cutText } from "../../../src/Services/Tools/ScrapeTool.ts"
+
+// The DOM implementation is loaded on first use, as the tools do before parsing.
+beforeAll(domReady)
 
 const options = { format: "markdown", mainOnly: true, maxLinks: 100, contentLanguage: undefined } as const
 

@@ -1,4 +1,4 @@
-import { parseHTML } from "linkedom"
+import type * as Linkedom from "linkedom"
 
 /**
  * The part of the DOM the web tools use, typed here because the project compiles without the
@@ -41,10 +41,22 @@ export interface HtmlDocument extends HtmlNode {
 export const ELEMENT_NODE = 1
 export const TEXT_NODE = 3
 
+let linkedom: typeof Linkedom | undefined
+
+/**
+ * Loads the DOM implementation. linkedom holds about 30 MB once imported, so it is loaded by the
+ * first tool call that parses a page rather than at start-up (a gateway that never scrapes never
+ * pays it); every caller of `parseDocument` awaits this first.
+ */
+export const domReady = async (): Promise<void> => {
+  linkedom ??= await import("linkedom")
+}
+
 /** Parses markup into a document (never executed). Markup without `<html>` is wrapped so `body` exists. */
 export const parseDocument = (html: string): HtmlDocument => {
+  if (linkedom === undefined) throw new Error("parseDocument called before domReady()")
   const wrapped = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`
-  return parseHTML(wrapped).document as unknown as HtmlDocument
+  return linkedom.parseHTML(wrapped).document as unknown as HtmlDocument
 }
 
 export const elements = (list: ArrayLike<HtmlElement>): ReadonlyArray<HtmlElement> => Array.from(list)
