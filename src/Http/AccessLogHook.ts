@@ -63,9 +63,9 @@ export const withAccessLog = (server: Server, mode: AccessLogMode, writer: Acces
     const time = Date.now()
     const startedAt = performance.now()
     res.once("close", () => {
-      const record = recordOf(req, res, time, startedAt, mode.level)
-      if (mode.errorsOnly && record.status < 500) return
-      writer.write(format(record))
+      // Only server errors pass a level above the access log's (a client that left is a 499): the rest are not even built.
+      if (mode.errorsOnly && (!res.writableFinished || res.statusCode < 500)) return
+      writer.write(format(recordOf(req, res, time, startedAt, mode.level)))
     })
   })
   return server

@@ -8,6 +8,7 @@ import { UsageLedger } from "../../src/Services/Usage/UsageLedger.ts"
 import { adminCall, expectBody, expectEnvelope, listOf, type Reply } from "../support/AdminClient.ts"
 import { makeTestStorage } from "../support/TestDatabase.ts"
 import { startGateway } from "../support/TestGateway.ts"
+import { usageEvent } from "../support/UsageEvents.ts"
 import { useGateway } from "../support/UseGateway.ts"
 import { billingAdminOperations } from "./BillingSupport.ts"
 
@@ -179,29 +180,19 @@ describe("admin API", () => {
   })
 
   describe("usage", () => {
-    const event = (principal: { projectSeq: number; keySeq: number }, over: Partial<UsageEvent>): UsageEvent => ({
-      occurredAt: Date.now(),
-      requestId: `req_${Math.random().toString(36).slice(2)}`,
-      projectSeq: principal.projectSeq,
-      keySeq: principal.keySeq,
-      endpoint: "chat",
-      requestedModel: "alpha",
-      usedModel: "alpha",
-      provider: "test",
-      status: 200,
-      cancelled: false,
-      streamed: false,
-      promptTokens: 10,
-      completionTokens: 5,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      units: 0,
-      latencyMs: 12,
-      ttftMs: null,
-      attempts: [],
-      costNanoUsd: 1_000_000,
-      ...over
-    })
+    const event = (principal: { projectSeq: number; keySeq: number }, over: Partial<UsageEvent>): UsageEvent =>
+      usageEvent({
+        occurredAt: Date.now(),
+        requestId: `req_${Math.random().toString(36).slice(2)}`,
+        projectSeq: principal.projectSeq,
+        keySeq: principal.keySeq,
+        requestedModel: "alpha",
+        usedModel: "alpha",
+        provider: "test",
+        attempts: [],
+        costNanoUsd: 1_000_000,
+        ...over
+      })
 
     it("reports what the ledger recorded for the project and window", async () => {
       const projectId = await newProject("metered")

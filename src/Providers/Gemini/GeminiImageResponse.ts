@@ -1,26 +1,11 @@
 import type { GeneratedImage, ImageUsage } from "../../Domain/ImageResult.ts"
-import { arr, isRecord, num, rec, str } from "./GeminiWire.ts"
+import { arr, filteredFinishReasons, isRecord, num, rec, str } from "./GeminiWire.ts"
 
 /** What one Gemini or Imagen answer gave: images, a content-policy refusal, or no image at all. */
 export type GeminiImageAnswer =
   | { readonly _tag: "Images"; readonly images: ReadonlyArray<GeneratedImage>; readonly usage?: ImageUsage }
   | { readonly _tag: "Refused"; readonly reason: string }
   | { readonly _tag: "NoImage"; readonly what: string }
-
-/**
- * Finish reasons that mean a safety or policy filter stopped the output.
- * @see https://ai.google.dev/api/generate-content#FinishReason
- */
-const refusedFinish: ReadonlySet<string> = new Set([
-  "SAFETY",
-  "RECITATION",
-  "BLOCKLIST",
-  "PROHIBITED_CONTENT",
-  "SPII",
-  "IMAGE_SAFETY",
-  "IMAGE_PROHIBITED_CONTENT",
-  "IMAGE_RECITATION"
-])
 
 const tokensByModality = (details: unknown, modality: string): number | undefined => {
   const found = arr(details).filter(isRecord).filter((d) => d["modality"] === modality)
@@ -61,7 +46,7 @@ export const imageFromGemini = (body: unknown): GeminiImageAnswer => {
   if (blocked !== undefined) return { _tag: "Refused", reason: blocked }
   const candidate = rec(arr(rec(body)["candidates"])[0])
   const finish = str(candidate["finishReason"])
-  if (finish !== undefined && refusedFinish.has(finish)) return { _tag: "Refused", reason: finish }
+  if (finish !== undefined && filteredFinishReasons.has(finish)) return { _tag: "Refused", reason: finish }
   const usage = imageUsageFromGemini(rec(body)["usageMetadata"])
   for (const part of arr(rec(candidate["content"])["parts"]).filter(isRecord)) {
     if (part["thought"] === true) continue

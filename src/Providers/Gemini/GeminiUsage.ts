@@ -1,6 +1,6 @@
 import type { FinishReason } from "../../Domain/ChatCompletion.ts"
 import type { Usage } from "../../Domain/Usage.ts"
-import { arr, isRecord, num, rec, str } from "./GeminiWire.ts"
+import { arr, filteredFinishReasons, isRecord, num, rec, str } from "./GeminiWire.ts"
 
 /**
  * `usageMetadata` -> usage. `promptTokenCount` already includes the cached part; tool-use
@@ -28,18 +28,6 @@ export const usageFromGemini = (value: unknown): Usage => {
   }
 }
 
-/** Every reason that means "a filter stopped the output" (text and image filters alike). */
-const filtered: ReadonlySet<string> = new Set([
-  "SAFETY",
-  "RECITATION",
-  "BLOCKLIST",
-  "PROHIBITED_CONTENT",
-  "SPII",
-  "IMAGE_SAFETY",
-  "IMAGE_PROHIBITED_CONTENT",
-  "IMAGE_RECITATION"
-])
-
 /**
  * `finishReason` -> finish reason. STOP with function calls in the turn becomes `tool_calls`
  * (done by the callers and the stream normaliser, which see the whole turn). Reasons that end
@@ -49,7 +37,7 @@ const filtered: ReadonlySet<string> = new Set([
 export const finishFromGemini = (value: unknown): FinishReason => {
   const reason = str(value)
   if (reason === "MAX_TOKENS") return "length"
-  if (reason !== undefined && filtered.has(reason)) return "content_filter"
+  if (reason !== undefined && filteredFinishReasons.has(reason)) return "content_filter"
   return "stop"
 }
 

@@ -94,3 +94,18 @@ export interface GeminiRequestBody {
   readonly toolConfig?: GeminiToolConfig
   readonly generationConfig?: GeminiGenerationConfig
 }
+
+/**
+ * Finish reasons that mean a safety or policy filter stopped the output (text and image filters alike).
+ * @see https://ai.google.dev/api/generate-content#FinishReason
+ */
+export const filteredFinishReasons: ReadonlySet<string> = new Set([
+  "SAFETY",
+  "RECITATION",
+  "BLOCKLIST",
+  "PROHIBITED_CONTENT",
+  "SPII",
+  "IMAGE_SAFETY",
+  "IMAGE_PROHIBITED_CONTENT",
+  "IMAGE_RECITATION"
+])
