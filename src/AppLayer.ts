@@ -12,6 +12,7 @@ import { KeyRevocationsLive } from "./Services/Accounts/KeyRevocations.ts"
 import { Admission } from "./Services/Billing/Admission.ts"
 import { BillingAdmin } from "./Services/Billing/BillingAdmin.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
+import { Responses } from "./Services/Responses/Responses.ts"
 import { Transcriptions } from "./Services/Audio/Transcriptions.ts"
 import { DatabaseLive } from "./Services/Storage/Database.ts"
 import { Decisions } from "./Services/Decisions/Decisions.ts"
@@ -58,8 +59,11 @@ const DocumentsLive = DocumentResolver.layer.pipe(
 // Images: links to stored images, and the use case that makes them through the router.
 const ImagesLive = Images.layer.pipe(Layer.provideMerge(ImageLinks.layer))
 
+// Responses answers through the chat use case, with its own encoding.
+const ChatLive = Responses.layer.pipe(Layer.provideMerge(ChatCompletions.layer))
+
 export const ServicesLive = Layer.mergeAll(
-  ChatCompletions.layer,
+  ChatLive,
   Embeddings.layer,
   Decisions.layer,
   WebTools.layer,

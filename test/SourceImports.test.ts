@@ -10,13 +10,14 @@ import { importCycles, importGraph, type LayerRule, layerViolations, runtimeImpo
 const srcDir = NodePath.resolve(NodePath.dirname(fileURLToPath(import.meta.url)), "../src")
 const barrel = /^effect(\/(ai|cli|cluster|crypto|devtools|encoding|eventlog|graphql|http|http-api|net|observability|persistence|process|reactivity|rpc|schema|socket|sql|testing|workflow|workers))?$|^undici$|^@effect\/[a-z-]+$/
 
-/** Arrows run one way: Http -> Services -> Providers/Streams -> Domain (docs/ARCHITECTURE.md). */
+/** Arrows run one way: Http -> Services -> Providers/Streams/Dialects -> Domain (docs/ARCHITECTURE.md). */
 const layers: ReadonlyArray<LayerRule> = [
   { from: "Domain/", allowed: [] },
   { from: "Streams/", allowed: ["Domain/"] },
   { from: "Providers/", allowed: ["Domain/", "Streams/"] },
-  { from: "Services/", allowed: ["Domain/", "Streams/", "Providers/"] },
-  { from: "Http/", allowed: ["Domain/", "Streams/", "Providers/", "Services/"] }
+  { from: "Dialects/", allowed: ["Domain/", "Streams/"] },
+  { from: "Services/", allowed: ["Domain/", "Streams/", "Providers/", "Dialects/"] },
+  { from: "Http/", allowed: ["Domain/", "Streams/", "Providers/", "Dialects/", "Services/"] }
 ]
 
 describe("source imports", () => {

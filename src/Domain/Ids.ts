@@ -20,6 +20,10 @@ const randomToken = (bytes: number): string => {
 
 /** Chat completions and other generated responses: the spec's fixed `svc_` prefix. */
 export const responseId = (): string => `svc_${randomToken(18)}`
+/** A Responses API response (`resp_`), stored under this id when the client keeps it. */
+export const storedResponseId = (): string => `resp_${randomToken(24)}`
+/** An item of a Responses output: `msg_` (message), `fc_` (function call), `rs_` (reasoning). */
+export const outputItemId = (prefix: "msg" | "fc" | "rs"): string => `${prefix}_${randomToken(18)}`
 export const requestId = (): string => `req_${randomToken(12)}`
 export const projectId = (): string => `proj_${randomToken(12)}`
 export const userId = (): string => `user_${randomToken(12)}`

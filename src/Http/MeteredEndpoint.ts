@@ -96,6 +96,18 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
 ) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond, worstCase)
 
 /**
+ * A model endpoint whose request is made by `read` (a JSON body decoded and then completed from
+ * storage, say); the key, meter and failure status are handled exactly as for JSON bodies.
+ */
+export const meteredReadEndpoint = <A extends { readonly model: string }, R1, R>(
+  scope: ApiScope,
+  endpoint: UsageEndpoint,
+  read: Effect.Effect<A, GatewayError, R1>,
+  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  worstCase?: WorstCase<A>
+) => metered(scope, endpoint, read, respond, worstCase)
+
+/**
  * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form
  * (see `MultipartForm.ts`), streaming its file to wherever the endpoint keeps it, and gives
  * the request; the key, meter and failure status are handled exactly as for JSON bodies.

@@ -13,6 +13,7 @@ import { healthRoutes } from "./HealthRoutes.ts"
 import { imagesRoutes } from "./ImagesRoutes.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
 import type { Method, Route, RouteSignature } from "./Route.ts"
+import { responsesRoutes } from "./ResponsesRoutes.ts"
 import { toolsRoutes } from "./ToolsRoutes.ts"
 
 type ServicesOf<G> = G extends ReadonlyArray<Route<infer R>> ? R : never
@@ -24,6 +25,7 @@ export const routeTable = table(
   healthRoutes,
   modelsRoutes,
   chatRoutes,
+  responsesRoutes,
   embeddingsRoutes,
   filesRoutes,
   decisionsRoutes,

@@ -5,6 +5,7 @@ import * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import type { Usage } from "../Domain/Usage.ts"
+import type { ChatStreamEvent } from "../Domain/ChatStreamEvent.ts"
 import { ChunkNormaliser, type ChunkEnvelope, type ChunkWire } from "./ChunkNormaliser.ts"
 
 /** What the stream tells its observer (the request meter) as it goes. */
@@ -31,14 +32,22 @@ const generatedBytes = (event: Input): number => {
 
 type Input =
   | { readonly _tag: "Served"; readonly served: { readonly model: string; readonly provider: string; readonly upstreamModel: string } }
-  | Parameters<ChunkNormaliser["push"]>[0]
+  | ChatStreamEvent
+
+/**
+ * A dialect's stream encoder: provider-neutral events in, the dialect's wire objects out
+ * (chat chunks, typed Responses events...). One is made for each attempt, with the catalogue
+ * id of the model serving it; `end` is called only when the upstream ended normally.
+ */
+export interface StreamEncoder<Out> {
+  readonly push: (event: ChatStreamEvent) => ReadonlyArray<Out>
+  readonly end: () => ReadonlyArray<Out>
+}
 
 /**
  * Routed provider events -> the client's chunk objects in spec 6.3 order. The envelope's
  * `model` follows the route that finally serves (a `Served` marker opens each attempt); no
  * chunk is produced before the first content, so a route that fails before that leaves no trace.
- * Each pull turns a whole batch of events into chunks, so a chunk costs the normaliser's work
- * and nothing that grows with the stream.
  */
 export const normalisedChunks = (
   events: Stream.Stream<Input, GatewayError>,
@@ -46,18 +55,31 @@ export const normalisedChunks = (
   includeUsage: boolean,
   observer: StreamObserver
 ): Stream.Stream<ChunkWire, GatewayError> =>
+  encodedEvents(events, (model) => new ChunkNormaliser({ ...envelope, model }, includeUsage), envelope.model, observer)
+
+/**
+ * Routed provider events -> a dialect's objects, through a fresh encoder per attempt (see
+ * `normalisedChunks`). Each pull turns a whole batch of events into objects, so an object costs
+ * the encoder's work and nothing that grows with the stream.
+ */
+export const encodedEvents = <Out>(
+  events: Stream.Stream<Input, GatewayError>,
+  encoder: (model: string) => StreamEncoder<Out>,
+  model: string,
+  observer: StreamObserver
+): Stream.Stream<Out, GatewayError> =>
   Stream.transformPull(events, (pull) =>
     Effect.clockWith((clock) =>
       Effect.sync(() => {
-        let current = new ChunkNormaliser(envelope, includeUsage)
+        let current = encoder(model)
         let started = false
         let closed = false
-        const emit = (chunks: Array<ChunkWire>) => {
+        const emit = (chunks: ReadonlyArray<Out>) => {
           if (!started) {
             started = true
             observer.onFirstChunk(clock.currentTimeMillisUnsafe())
           }
-          return Effect.succeed(chunks as unknown as Arr.NonEmptyReadonlyArray<ChunkWire>)
+          return Effect.succeed(chunks as unknown as Arr.NonEmptyReadonlyArray<Out>)
         }
         // Built once per stream and run for every batch: a pull allocates only what it reads.
         const read = Effect.flatMap(Pull.catchDone(pull, () => Effect.undefined), (batch) => {
@@ -68,11 +90,11 @@ export const normalisedChunks = (
             const tail = current.end()
             return tail.length > 0 ? emit(tail) : Cause.done()
           }
-          const out: Array<ChunkWire> = []
+          const out: Array<Out> = []
           for (const event of batch) {
             if (event._tag === "Served") {
               // Each attempt starts clean: nothing of a failed attempt reached the client.
-              current = new ChunkNormaliser({ ...envelope, model: event.served.model }, includeUsage)
+              current = encoder(event.served.model)
               observer.onServed(event.served.model, event.served.provider, event.served.upstreamModel)
               continue
             }
@@ -85,7 +107,7 @@ export const normalisedChunks = (
           }
           return out.length > 0 ? emit(out) : next
         })
-        const next: Pull.Pull<Arr.NonEmptyReadonlyArray<ChunkWire>, GatewayError> = Effect.suspend(() =>
+        const next: Pull.Pull<Arr.NonEmptyReadonlyArray<Out>, GatewayError> = Effect.suspend(() =>
           closed ? Cause.done() : read
         )
         return next

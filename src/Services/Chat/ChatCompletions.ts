@@ -5,14 +5,15 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { checkCapabilities } from "../../Domain/ChatCapabilityGate.ts"
 import { estimatePromptTokens } from "../../Domain/ChatTokenEstimate.ts"
+import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
 import { completionToWire } from "../../Domain/ChatCompletionWire.ts"
 import type { ChatRequest } from "../../Domain/ChatRequest.ts"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
-import { normalisedChunks } from "../../Streams/ChatEventStream.ts"
-import type { ChunkWire } from "../../Streams/ChunkNormaliser.ts"
+import { encodedEvents, type StreamEncoder } from "../../Streams/ChatEventStream.ts"
+import { ChunkNormaliser, type ChunkWire } from "../../Streams/ChunkNormaliser.ts"
 import { withStreamTimeouts } from "../../Streams/StreamTimeouts.ts"
 import { type DeliveryNeeds, DocumentResolver } from "./DocumentResolver.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
@@ -20,10 +21,29 @@ import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { ProviderRouter } from "../Routing/ProviderRouter.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
 
-export type ChatResult =
-  | { readonly _tag: "Json"; readonly body: ReturnType<typeof completionToWire> }
-  /** Chunks in spec order; fails only before the first chunk (then nothing was sent yet). */
-  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<ChunkWire, GatewayError> }
+export type ChatResult<Body = ReturnType<typeof completionToWire>, Chunk = ChunkWire> =
+  | { readonly _tag: "Json"; readonly body: Body }
+  /** Chunks in the dialect's order; fails only before the first chunk (then nothing was sent yet). */
+  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<Chunk, GatewayError> }
+
+/**
+ * How a dialect answers: the body of a non-streamed answer from the neutral completion, and a
+ * stream encoder per attempt. Chat completions, Responses and Messages differ only here; the
+ * gates, documents, routing, retries, fallbacks and metering before it are the same.
+ */
+export interface ChatEncoding<Body, Chunk> {
+  readonly json: (completion: ChatCompletion, served: { readonly model: string; readonly created: number }) => Body
+  readonly stream: (model: string, created: number) => StreamEncoder<Chunk>
+}
+
+/** The chat-completions dialect: `chat.completion` objects and spec 6.3 chunks under one `svc_` id. */
+const chatEncoding = (includeUsage: boolean): ChatEncoding<ReturnType<typeof completionToWire>, ChunkWire> => {
+  const id = Ids.responseId()
+  return {
+    json: (completion, served) => completionToWire(completion, { id, created: served.created, model: served.model }),
+    stream: (model, created) => new ChunkNormaliser({ id, created, model }, includeUsage)
+  }
+}
 
 /**
  * The chat completion use case: catalogue lookup, capability gates before any upstream call,
@@ -31,7 +51,16 @@ export type ChatResult =
  */
 export class ChatCompletions extends Context.Service<
   ChatCompletions,
-  { readonly run: (request: ChatRequest, meter: RequestMeter, projectId: string) => Effect.Effect<ChatResult, GatewayError> }
+  {
+    readonly run: (request: ChatRequest, meter: RequestMeter, projectId: string) => Effect.Effect<ChatResult, GatewayError>
+    /** The same use case answering in another dialect. */
+    readonly runWith: <Body, Chunk>(
+      request: ChatRequest,
+      meter: RequestMeter,
+      projectId: string,
+      encoding: ChatEncoding<Body, Chunk>
+    ) => Effect.Effect<ChatResult<Body, Chunk>, GatewayError>
+  }
 >()("gateway/ChatCompletions") {
   static readonly layer = Layer.effect(
     ChatCompletions,
@@ -57,7 +86,12 @@ export class ChatCompletions extends Context.Service<
       const deadlineMs = config.routing.deadline_ms
 
       const spans = yield* optionalSpans
-      const run = Effect.fnUntraced(function* (input: ChatRequest, meter: RequestMeter, projectId: string) {
+      const runWith = Effect.fnUntraced(function* <Body, Chunk>(
+        input: ChatRequest,
+        meter: RequestMeter,
+        projectId: string,
+        encoding: ChatEncoding<Body, Chunk>
+      ) {
         const model = (yield* catalog.require(input.model, "chat")).config
         const violation = checkCapabilities(input, model, { maxInlineFileBytes })
         if (violation !== undefined) return yield* violation
@@ -65,17 +99,16 @@ export class ChatCompletions extends Context.Service<
         const request = input.messages.some((m) => m.role === "user" && typeof m.content !== "string")
           ? yield* documents.resolve(input, deliveryNeeds(model, projectId))
           : input
-        const id = Ids.responseId()
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         if (!request.stream) {
           const { completion, served } = yield* router.complete(model, request, meter.log)
           meter.served = served
           meter.usage = completion.usage
-          return { _tag: "Json", body: completionToWire(completion, { id, created, model: served.model }) } satisfies ChatResult
+          return { _tag: "Json", body: encoding.json(completion, { model: served.model, created }) } satisfies ChatResult<Body, Chunk>
         }
         meter.streamed = true
         meter.estimatePromptTokens = () => estimatePromptTokens(request)
-        const chunks = normalisedChunks(router.stream(model, request, meter.log), { id, created, model: model.id }, request.includeUsage, {
+        const chunks = encodedEvents(router.stream(model, request, meter.log), (served) => encoding.stream(served, created), model.id, {
           onServed: (servedModel, provider, upstreamModel) => {
             meter.served = { model: servedModel, provider, upstreamModel }
             // Each attempt starts clean, like the chunks the client sees.
@@ -103,10 +136,12 @@ export class ChatCompletions extends Context.Service<
               })
             })
         })
-        return { _tag: "Stream", chunks: bounded } satisfies ChatResult
+        return { _tag: "Stream", chunks: bounded } satisfies ChatResult<Body, Chunk>
       }, spans.span("ChatCompletions.run"))
+      const run = (request: ChatRequest, meter: RequestMeter, projectId: string) =>
+        runWith(request, meter, projectId, chatEncoding(request.includeUsage))
 
-      return ChatCompletions.of({ run })
+      return ChatCompletions.of({ run, runWith })
     })
   )
 }

@@ -1,0 +1,100 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { ChatRequest, ReasoningEffort } from "../../Domain/ChatRequest.ts"
+import type { JsonObject } from "../../Domain/ChatTool.ts"
+import { GatewayError } from "../../Domain/GatewayError.ts"
+import { checkInlineData } from "../../Domain/InlineData.ts"
+import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
+import { checkInputItem, conversationOf } from "./ResponsesInput.ts"
+import { type ResponsesCall, type ResponsesCreate, ResponsesRequestShell } from "./ResponsesRequest.ts"
+import { functionTools, responseFormatOf, toolChoiceOf } from "./ResponsesTools.ts"
+
+const shell = Schema.decodeUnknownEffect(ResponsesRequestShell)
+const known: ReadonlySet<string> = new Set(Object.keys(ResponsesRequestShell.fields))
+
+/** Runs a translation step that reports client mistakes by throwing a GatewayError. */
+const attempt = <A>(f: () => A): Effect.Effect<A, GatewayError> =>
+  Effect.try({ try: f, catch: (error) => (error instanceof GatewayError ? error : GatewayError.internal(String(error))) })
+
+/**
+ * Decodes and checks a `POST /v1/responses` body, naming the field of every violation. Unknown
+ * top-level fields are refused by name: a Responses request is translated field by field, so an
+ * unmodelled one could only be dropped.
+ * @see https://platform.openai.com/docs/api-reference/responses/create
+ */
+export const decodeResponsesRequest = (body: Record<string, unknown>): Effect.Effect<ResponsesCreate, GatewayError> =>
+  Effect.flatMap(Effect.mapError(shell(body), (error) => schemaErrorToGateway(error)), (s) =>
+    attempt((): ResponsesCreate => {
+      for (const key of Object.keys(body)) {
+        if (!known.has(key)) throw GatewayError.invalid(`Unrecognized request argument supplied: '${key}'.`, key, "unknown_parameter")
+      }
+      if (s.background === true) {
+        throw GatewayError.invalid("'background' responses are not supported by this gateway; send the request without it.", "background", "unsupported_parameter")
+      }
+      if (s.stream_options != null && s.stream !== true) {
+        throw GatewayError.invalid("'stream_options' is only allowed when 'stream' is true.", "stream_options")
+      }
+      const raw = s.input ?? []
+      const input = typeof raw === "string"
+        ? [{ type: "message", role: "user", content: raw }]
+        : raw.map(checkInputItem)
+      if (input.length === 0 && s.previous_response_id == null) {
+        throw GatewayError.invalid("'input' must hold at least one item.", "input")
+      }
+      const tools = functionTools(s.tools ?? [])
+      return {
+        model: s.model,
+        stream: s.stream === true,
+        input,
+        tools,
+        toolChoice: s.tool_choice == null ? undefined : toolChoiceOf(s.tool_choice, tools),
+        format: responseFormatOf(s.text?.format),
+        store: s.store !== false,
+        settings: s
+      }
+    }))
+
+const efforts: Readonly<Record<string, ReasoningEffort | undefined>> = {
+  none: undefined,
+  minimal: "minimal",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  // The chat request's strongest setting; the provider gives what it has.
+  xhigh: "high"
+}
+
+/**
+ * The neutral chat request for a decoded call and its whole conversation (`items`: the
+ * previous response's items, then this input, every reference resolved). Throws a GatewayError
+ * naming the field when the conversation cannot be translated.
+ */
+export const chatRequestOf = (create: ResponsesCreate, items: ReadonlyArray<JsonObject>): ResponsesCall => {
+  const s = create.settings
+  const messages = conversationOf(s.instructions ?? undefined, items)
+  if (!messages.some((m) => m.role !== "system")) {
+    throw GatewayError.invalid("'input' needs at least one message besides instructions.", "input")
+  }
+  const bad = checkInlineData(messages)
+  if (bad !== undefined) throw bad
+  const effort = s.reasoning?.effort == null ? undefined : efforts[s.reasoning.effort]
+  const user = s.safety_identifier ?? s.user ?? undefined
+  const chat: { -readonly [K in keyof ChatRequest]: ChatRequest[K] } = {
+    model: create.model,
+    messages,
+    stream: create.stream,
+    includeUsage: create.stream,
+    n: 1,
+    extra: {}
+  }
+  if (s.max_output_tokens != null) chat.max_completion_tokens = s.max_output_tokens
+  if (s.temperature != null) chat.temperature = s.temperature
+  if (s.top_p != null) chat.top_p = s.top_p
+  if (create.tools.length > 0) chat.tools = create.tools
+  if (create.toolChoice !== undefined) chat.tool_choice = create.toolChoice
+  if (s.parallel_tool_calls != null && create.tools.length > 0) chat.parallel_tool_calls = s.parallel_tool_calls
+  if (create.format !== undefined) chat.response_format = create.format
+  if (effort !== undefined) chat.reasoning_effort = effort
+  if (user !== undefined) chat.user = user
+  return { model: create.model, create, items, chat }
+}
