@@ -13,6 +13,7 @@ import { Admission } from "./Services/Billing/Admission.ts"
 import { BillingAdmin } from "./Services/Billing/BillingAdmin.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
 import { Responses } from "./Services/Responses/Responses.ts"
+import { ResponseStore } from "./Services/Responses/ResponseStore.ts"
 import { Transcriptions } from "./Services/Audio/Transcriptions.ts"
 import { DatabaseLive } from "./Services/Storage/Database.ts"
 import { Decisions } from "./Services/Decisions/Decisions.ts"
@@ -60,7 +61,7 @@ const DocumentsLive = DocumentResolver.layer.pipe(
 const ImagesLive = Images.layer.pipe(Layer.provideMerge(ImageLinks.layer))
 
 // Responses answers through the chat use case, with its own encoding.
-const ChatLive = Responses.layer.pipe(Layer.provideMerge(ChatCompletions.layer))
+const ChatLive = Responses.layer.pipe(Layer.provideMerge(Layer.merge(ChatCompletions.layer, ResponseStore.layer)))
 
 export const ServicesLive = Layer.mergeAll(
   ChatLive,

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { ResponsesSettings } from "./ResponsesSettings.ts"
 import { DecisionMethod, DecisionSettings } from "./DecisionSettings.ts"
 import { ToolsSettings } from "./ToolsSettings.ts"
 import { UsageSettings } from "./UsageSettings.ts"
@@ -229,6 +230,7 @@ export const GatewayConfig = Schema.Struct({
   server: withDefault(ServerSettings, {}),
   routing: withDefault(RoutingSettings, {}),
   files: withDefault(FilesSettings, {}),
+  responses: withDefault(ResponsesSettings, {}),
   fetch: withDefault(FetchSettings, {}),
   audio: withDefault(AudioSettings, {}),
   auth: withDefault(AuthSettings, {}),

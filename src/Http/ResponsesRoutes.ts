@@ -1,26 +1,24 @@
 import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
-import { chatRequestOf, decodeResponsesRequest } from "../Dialects/Responses/ResponsesDecoder.ts"
+import { decodeResponsesRequest } from "../Dialects/Responses/ResponsesDecoder.ts"
 import { encodeResponseEvents } from "../Dialects/Responses/ResponsesSse.ts"
 import type { ResponseEvent } from "../Dialects/Responses/ResponsesStreamEncoder.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { Responses } from "../Services/Responses/Responses.ts"
+import { ResponseStore } from "../Services/Responses/ResponseStore.ts"
+import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { readJsonObject } from "./JsonBody.ts"
 import { meteredReadEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 import { type SseFraming, streamResponse } from "./SseResponse.ts"
 
-const attempt = <A>(f: () => A): Effect.Effect<A, GatewayError> =>
-  Effect.try({ try: f, catch: (error) => (error instanceof GatewayError ? error : GatewayError.internal(String(error))) })
-
-/** The body, decoded and translated into the neutral request the chat pipeline routes. */
-const readCall =
-  Effect.flatMap(Effect.flatMap(readJsonObject, decodeResponsesRequest), (create) =>
-    create.settings.previous_response_id != null
-      ? Effect.fail(GatewayError.notFound(`Previous response with id '${create.settings.previous_response_id}' not found.`, "previous_response_id"))
-      : attempt(() => chatRequestOf(create, create.input)))
+/** The body decoded, its stored context resolved, as the neutral request the chat pipeline routes. */
+const readCall = Effect.flatMap(Effect.flatMap(readJsonObject, decodeResponsesRequest), (create) =>
+  Effect.flatMap(Effect.service(Responses), (responses) =>
+    Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => responses.prepare(create, principal.projectId))))
 
 /** Responses events framed as the API sends them; no terminator after the last event. */
 const framing = (failed: (error: GatewayError) => ReadonlyArray<ResponseEvent>): SseFraming<ResponseEvent> => ({
@@ -39,4 +37,29 @@ const create = meteredReadEndpoint("chat", "chat", readCall, (call, meter, princ
     )
   ), (call, context) => chatWorstCase(call.chat, context))
 
-export const responsesRoutes = [route("POST", "/v1/responses", create)]
+const responseIdParam = Effect.map(HttpRouter.params, (params) => params["response_id"] ?? "")
+
+const retrieve = authenticated(
+  "chat",
+  Effect.gen(function* () {
+    const principal = yield* CurrentPrincipal
+    const stored = yield* (yield* ResponseStore).get(principal.projectId, yield* responseIdParam)
+    return HttpServerResponse.jsonUnsafe(stored.response)
+  })
+)
+
+const remove = authenticated(
+  "chat",
+  Effect.gen(function* () {
+    const principal = yield* CurrentPrincipal
+    const id = yield* responseIdParam
+    yield* (yield* ResponseStore).remove(principal.projectId, id)
+    return HttpServerResponse.jsonUnsafe({ id, object: "response", deleted: true })
+  })
+)
+
+export const responsesRoutes = [
+  route("POST", "/v1/responses", create),
+  route("GET", "/v1/responses/:response_id", retrieve),
+  route("DELETE", "/v1/responses/:response_id", remove)
+]

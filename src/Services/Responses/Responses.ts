@@ -2,37 +2,81 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import type { GatewayError } from "../../Domain/GatewayError.ts"
+import type { JsonObject } from "../../Domain/ChatTool.ts"
+import { GatewayError } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
 import { type ResponseObject, responseOf } from "../../Dialects/Responses/ResponseObject.ts"
-import type { ResponsesCall } from "../../Dialects/Responses/ResponsesRequest.ts"
+import { chatRequestOf } from "../../Dialects/Responses/ResponsesDecoder.ts"
+import type { ResponsesCall, ResponsesCreate } from "../../Dialects/Responses/ResponsesRequest.ts"
 import { streamErrorCode } from "../../Dialects/Responses/ResponsesSse.ts"
 import { type ResponseEvent, ResponsesStreamEncoder } from "../../Dialects/Responses/ResponsesStreamEncoder.ts"
 import { type ChatEncoding, ChatCompletions } from "../Chat/ChatCompletions.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import { ResponseStore } from "./ResponseStore.ts"
 
 export type ResponsesResult =
   | { readonly _tag: "Json"; readonly body: ResponseObject }
   | {
     readonly _tag: "Stream"
-    /** Typed events; fails only before the first one (then nothing was sent yet). */
+    /**
+     * Typed events. Fails only before the first one (then nothing was sent yet); a failure after
+     * it ends the stream with `error` and `response.failed` instead.
+     */
     readonly events: Stream.Stream<ResponseEvent, GatewayError>
-    /** The events that end a stream broken after it started (`error`, `response.failed`). */
+    /** The events that end a stream cut off by the gateway itself (shutdown). */
     readonly failed: (error: GatewayError) => ReadonlyArray<ResponseEvent>
   }
 
+const attempt = <A>(f: () => A): Effect.Effect<A, GatewayError> =>
+  Effect.try({ try: f, catch: (error) => (error instanceof GatewayError ? error : GatewayError.internal(String(error))) })
+
 /**
- * `POST /v1/responses`: the chat use case with the Responses encoding. The response id is made
- * once per request and kept across attempts, like the model id follows the route that serves.
+ * `POST /v1/responses`: the chat use case with the Responses encoding. The conversation is
+ * continued from the stored response `previous_response_id` names (its items and output, not its
+ * instructions), `item_reference` items are replaced by the stored items they name, and a
+ * response the client keeps (`store`, default true) is stored for its project. The response id
+ * is made once per request and kept across attempts.
  */
 export class Responses extends Context.Service<
   Responses,
-  { readonly create: (call: ResponsesCall, meter: RequestMeter, projectId: string) => Effect.Effect<ResponsesResult, GatewayError> }
+  {
+    /** The decoded request as the neutral call, its stored context resolved. */
+    readonly prepare: (create: ResponsesCreate, projectId: string) => Effect.Effect<ResponsesCall, GatewayError>
+    readonly create: (call: ResponsesCall, meter: RequestMeter, projectId: string) => Effect.Effect<ResponsesResult, GatewayError>
+  }
 >()("gateway/Responses") {
   static readonly layer = Layer.effect(
     Responses,
     Effect.gen(function* () {
       const chat = yield* ChatCompletions
+      const store = yield* ResponseStore
+
+      const prepare = (create: ResponsesCreate, projectId: string) =>
+        Effect.gen(function* () {
+          const previousId = create.settings.previous_response_id ?? undefined
+          const previous = previousId === undefined ? undefined : yield* store.get(projectId, previousId, "previous_response_id")
+          const references = create.input.flatMap((item) => (item["type"] === "item_reference" ? [item["id"] as string] : []))
+          const found = references.length === 0 ? undefined : yield* store.items(projectId, references)
+          const input: Array<JsonObject> = []
+          for (const [i, item] of create.input.entries()) {
+            if (item["type"] !== "item_reference") {
+              input.push(item)
+              continue
+            }
+            const stored = found?.get(item["id"] as string)
+            if (stored === undefined) return yield* GatewayError.notFound(`Item with id '${String(item["id"])}' not found.`, `input[${i}].id`)
+            input.push(stored)
+          }
+          const before = previous === undefined ? [] : [...previous.items, ...previous.response.output]
+          return yield* attempt(() => chatRequestOf(create, [...before, ...input]))
+        })
+
+      const keep = (projectId: string, call: ResponsesCall, response: ResponseObject | undefined) =>
+        !call.create.store || response === undefined
+          ? Effect.void
+          : store.save(projectId, { response, items: call.items }).pipe(
+            Effect.catch((error) => Effect.logWarning(`response ${response.id} was not stored`, error))
+          )
 
       const create = (call: ResponsesCall, meter: RequestMeter, projectId: string) =>
         Effect.clockWith((clock) => {
@@ -44,15 +88,18 @@ export class Responses extends Context.Service<
               responseOf(call.create, { id, createdAt: served.created, model: served.model }, completion, Math.floor(now() / 1000)),
             stream: (model, created) => (latest = new ResponsesStreamEncoder(call.create, { id, createdAt: created, model }, now))
           }
-          return Effect.map(chat.runWith(call.chat, meter, projectId, encoding), (result): ResponsesResult => {
-            if (result._tag === "Json") return result
-            const failed = (error: GatewayError) => latest?.fail(streamErrorCode(error.reason), error.reason.message) ?? []
-            return { _tag: "Stream", events: result.chunks, failed }
+          const failed = (error: GatewayError) => latest?.fail(streamErrorCode(error.reason), error.reason.message) ?? []
+          return Effect.flatMap(chat.runWith(call.chat, meter, projectId, encoding), (result): Effect.Effect<ResponsesResult, GatewayError> => {
+            if (result._tag === "Json") return Effect.as(keep(projectId, call, result.body), result)
+            const events = result.chunks.pipe(
+              Stream.catch((error) => (latest?.hasStarted === true ? Stream.fromIterable(failed(error)) : Stream.fail(error))),
+              Stream.ensuring(Effect.suspend(() => keep(projectId, call, latest?.last)))
+            )
+            return Effect.succeed({ _tag: "Stream", events, failed })
           })
         }).pipe(Effect.withSpan("Responses.create"))
 
-      return Responses.of({ create })
+      return Responses.of({ prepare, create })
     })
   )
 }
-
