@@ -32,14 +32,17 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   const before = treeCpuMs(target.pid)
   const ownBefore = cpuMs(target.pid)
   const stealBefore = stealTicks()
+  // A gateway target gets the scenario's gateway request, when it has one (another dialect).
+  const asGateway = target.name !== "direct" && target.name !== "floor" && !target.name.startsWith("effect-bare")
+  const request = asGateway && scenario.gateway !== undefined ? scenario.gateway : scenario
   const result = await runLoad({
-    url: `http://127.0.0.1:${target.port}${scenario.path}`,
-    body: scenario.body,
+    url: `http://127.0.0.1:${target.port}${request.path}`,
+    body: request.body,
     headers: { "content-type": "application/json", ...target.headers },
     connections,
     durationS,
     ttfb: scenario.ttfb,
-    verify: scenario.verify
+    verify: request.verify
   })
   await new Promise((r) => setTimeout(r, settleMs))
   clearInterval(sampler)

@@ -1,5 +1,5 @@
 /** What the benchmark sends, and how it recognises a correct answer. */
-export type ScenarioName = "chat" | "stream" | "embeddings"
+export type ScenarioName = "chat" | "stream" | "embeddings" | "responses" | "responses-stream"
 
 export interface Scenario {
   readonly name: ScenarioName
@@ -10,6 +10,13 @@ export interface Scenario {
   readonly verify: (body: string) => boolean
   /** The gateway has no endpoint for it yet: measured for the upstream and floor only. */
   readonly gatewayEndpoint: boolean
+  /**
+   * What a gateway target is sent instead, when the gateway speaks another dialect than the
+   * upstream (a Responses request the gateway serves with the upstream's chat completion): the
+   * floor and the upstream get `path`/`body`, so the gateway's figure is its cost over the same
+   * upstream call.
+   */
+  readonly gateway?: { readonly path: string; readonly body: string; readonly verify: (body: string) => boolean }
 }
 
 const messages = [
@@ -39,6 +46,32 @@ export const scenarios: ReadonlyArray<Scenario> = [
     // Every frame arrived and the stream ended normally (no error frame).
     verify: (body) => body.endsWith(done) && body.includes("word17") && !body.includes('"stream_error"'),
     gatewayEndpoint: true
+  },
+  {
+    name: "responses",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64 }),
+    ttfb: false,
+    verify: (body) => body.includes('"chat.completion"') && body.includes('"choices"'),
+    gatewayEndpoint: true,
+    gateway: {
+      path: "/v1/responses",
+      body: JSON.stringify({ model: chatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false }),
+      verify: (body) => body.includes('"object":"response"') && body.includes('"output_text"')
+    }
+  },
+  {
+    name: "responses-stream",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
+    ttfb: true,
+    verify: (body) => body.endsWith(done) && body.includes("word17") && !body.includes('"stream_error"'),
+    gatewayEndpoint: true,
+    gateway: {
+      path: "/v1/responses",
+      body: JSON.stringify({ model: chatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false, stream: true }),
+      verify: (body) => body.includes("event: response.completed") && body.includes("word17") && !body.includes("response.failed")
+    }
   },
   {
     name: "embeddings",

@@ -6,7 +6,7 @@ import { GatewayError } from "../../Domain/GatewayError.ts"
 import { checkInlineData } from "../../Domain/InlineData.ts"
 import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
 import { checkInputItem, conversationOf } from "./ResponsesInput.ts"
-import { type ResponsesCall, type ResponsesCreate, ResponsesRequestShell } from "./ResponsesRequest.ts"
+import { type ResponsesCall, type ResponsesCreate, ResponsesRequestShell, type ResponsesTranslation } from "./ResponsesRequest.ts"
 import { functionTools, responseFormatOf, toolChoiceOf } from "./ResponsesTools.ts"
 
 const shell = Schema.decodeUnknownEffect(ResponsesRequestShell)
@@ -96,5 +96,38 @@ export const chatRequestOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   if (create.format !== undefined) chat.response_format = create.format
   if (effort !== undefined) chat.reasoning_effort = effort
   if (user !== undefined) chat.user = user
-  return { model: create.model, create, items, chat }
+  return { model: create.model, create, items, chat, translation: translationOf(create, items) }
+}
+
+/**
+ * The fields a translated request rewrites or leaves behind (the neutral request has no place
+ * for them), decided from the request alone; what a provider then drops is its own codec's say.
+ */
+export const translationOf = (create: ResponsesCreate, items: ReadonlyArray<JsonObject>): ResponsesTranslation => {
+  const s = create.settings
+  const rewritten: Array<{ from: string; to: string }> = [{ from: "input", to: "messages" }]
+  if (s.instructions != null && s.instructions !== "") rewritten.push({ from: "instructions", to: "messages[0]" })
+  if (s.max_output_tokens != null) rewritten.push({ from: "max_output_tokens", to: "max_completion_tokens" })
+  if (create.format !== undefined) rewritten.push({ from: "text.format", to: "response_format" })
+  if (s.safety_identifier != null) rewritten.push({ from: "safety_identifier", to: "user" })
+  if (s.reasoning?.effort != null && s.reasoning.effort !== "none") {
+    rewritten.push({ from: "reasoning.effort", to: s.reasoning.effort === "xhigh" ? "reasoning_effort=high" : "reasoning_effort" })
+  }
+  if (create.tools.length > 0) rewritten.push({ from: "tools", to: "tools[].function" })
+  const dropped: Array<string> = []
+  const drop = (field: string, set: boolean) => {
+    if (set) dropped.push(field)
+  }
+  drop("text.verbosity", s.text?.verbosity != null)
+  drop("reasoning.summary", s.reasoning?.summary != null || s.reasoning?.generate_summary != null)
+  drop("truncation", s.truncation === "auto")
+  drop("service_tier", s.service_tier != null)
+  drop("prompt_cache_key", s.prompt_cache_key != null)
+  drop("top_logprobs", (s.top_logprobs ?? 0) > 0)
+  drop("max_tool_calls", s.max_tool_calls != null)
+  drop("include", (s.include ?? []).length > 0)
+  drop("stream_options.include_obfuscation", s.stream_options?.include_obfuscation != null)
+  drop("parallel_tool_calls", s.parallel_tool_calls != null && create.tools.length === 0)
+  if (items.some((item) => item["type"] === "reasoning" && item["encrypted_content"] != null)) dropped.push("input[].encrypted_content")
+  return { rewritten, dropped }
 }

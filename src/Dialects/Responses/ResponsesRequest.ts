@@ -74,4 +74,11 @@ export interface ResponsesCall {
   readonly create: ResponsesCreate
   readonly items: ReadonlyArray<JsonObject>
   readonly chat: ChatRequest
+  /** What the translation to the neutral request rewrote and dropped, in the client's field names. */
+  readonly translation: ResponsesTranslation
+}
+
+export interface ResponsesTranslation {
+  readonly rewritten: ReadonlyArray<{ readonly from: string; readonly to: string }>
+  readonly dropped: ReadonlyArray<string>
 }

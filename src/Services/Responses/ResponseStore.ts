@@ -50,21 +50,15 @@ export class ResponseStore extends Context.Service<
           const expiresAt = new Date(createdAt.getTime() + settings.retention_days * 86_400_000)
           const id = stored.response.id
           const outputs = stored.response.output.filter((item) => typeof item["id"] === "string")
-          yield* sql.withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO stored_responses ${sql.insert({
-                id,
-                project_id: projectId,
-                created_at: createdAt,
-                expires_at: expiresAt,
-                response: JSON.stringify(stored.response),
-                items: JSON.stringify(stored.items)
-              })}`
-              const [first, ...rest] = outputs.map((item) => ({ project_id: projectId, item_id: item["id"] as string, response_id: id, item: JSON.stringify(item) }))
-              if (first === undefined) return
-              yield* sql`INSERT INTO stored_response_items ${sql.insert([first, ...rest])} ON CONFLICT DO NOTHING`
-            })
-          )
+          const indexed = outputs.map((item) => ({ item_id: item["id"] as string, item: JSON.stringify(item) }))
+          // One statement: the response and the index of its output items, together or not at all.
+          yield* sql`WITH saved AS (
+              INSERT INTO stored_responses (id, project_id, created_at, expires_at, response, items)
+              VALUES (${id}, ${projectId}, ${createdAt}, ${expiresAt}, ${JSON.stringify(stored.response)}, ${JSON.stringify(stored.items)})
+              RETURNING id)
+            INSERT INTO stored_response_items (project_id, item_id, response_id, item)
+            SELECT ${projectId}, x.item_id, saved.id, x.item FROM saved, json_to_recordset(${JSON.stringify(indexed)}::json) AS x(item_id text, item text)
+            ON CONFLICT DO NOTHING`
         }).pipe(guard, Effect.withSpan("ResponseStore.save"))
 
       const get = (projectId: string, id: string, param?: string) =>
