@@ -61,12 +61,14 @@ export const responseEnvelope = (create: ResponsesCreate, meta: ResponseMeta) =>
     created_at: meta.createdAt,
     model: meta.model,
     background: false,
+    frequency_penalty: 0,
     instructions: s.instructions ?? null,
     max_output_tokens: s.max_output_tokens ?? null,
     max_tool_calls: s.max_tool_calls ?? null,
     metadata: s.metadata ?? {},
     parallel_tool_calls: s.parallel_tool_calls ?? true,
     previous_response_id: s.previous_response_id ?? null,
+    presence_penalty: 0,
     prompt_cache_key: s.prompt_cache_key ?? null,
     reasoning: { effort: s.reasoning?.effort ?? null, summary: s.reasoning?.summary ?? s.reasoning?.generate_summary ?? null },
     safety_identifier: s.safety_identifier ?? null,
@@ -91,8 +93,7 @@ export interface ResponseObject extends ResponseEnvelope {
   readonly error: { readonly code: string; readonly message: string } | null
   readonly incomplete_details: { readonly reason: string } | null
   readonly output: ReadonlyArray<JsonObject>
-  /** Absent while the response is in progress. */
-  readonly usage?: ResponseUsageWire
+  readonly usage: ResponseUsageWire
 }
 
 export const messageItem = (id: string, status: "in_progress" | "completed" | "incomplete", content: ReadonlyArray<JsonObject>): JsonObject => ({

@@ -2,7 +2,7 @@ import type { FinishReason } from "../../Domain/ChatCompletion.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { JsonObject } from "../../Domain/ChatTool.ts"
 import * as Ids from "../../Domain/Ids.ts"
-import type { Usage } from "../../Domain/Usage.ts"
+import { emptyUsage, type Usage } from "../../Domain/Usage.ts"
 import type { StreamEncoder } from "../../Streams/ChatEventStream.ts"
 import {
   functionCallItem,
@@ -94,7 +94,8 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
       error,
       incomplete_details: status === "incomplete" && this.finish !== undefined ? statusOf(this.finish).incomplete_details : null,
       output: this.items.map((item) => this.itemWire(item)),
-      ...(finished || status === "failed" ? { usage: usageToResponses(this.usage ?? { promptTokens: 0, completionTokens: 0 }) } : {})
+      // While in progress: zeros, not null. Open Responses requires the key, OpenAI's schema an object.
+      usage: usageToResponses(finished || status === "failed" ? this.usage ?? emptyUsage : emptyUsage)
     }
   }
 
@@ -241,7 +242,8 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
   fail(code: string, message: string): ReadonlyArray<ResponseEvent> {
     const out: Array<ResponseEvent> = []
     this.start(out)
-    this.event(out, "error", { code, message, param: null })
+    // The flat fields are OpenAI's shape, `error` the Open Responses one; clients read either.
+    this.event(out, "error", { code, message, param: null, error: { type: code === "rate_limit_exceeded" ? "rate_limit_error" : "server_error", code, message, param: null } })
     this.last = this.response("failed", { code, message })
     this.event(out, "response.failed", { response: this.last })
     return out

@@ -54,7 +54,7 @@ describe("Responses: streaming grammar on every provider", () => {
       const completed = events.at(-1)!.data.response
       expect(completed).toMatchObject({ status: "completed", model: target.model, usage: { input_tokens: 12, output_tokens: 3, total_tokens: 15 } })
       expect(completed.output).toEqual([{ id: item.id, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello", annotations: [], logprobs: [] }] }])
-      expect(events[0]!.data.response).toMatchObject({ id: completed.id, status: "in_progress", output: [] })
+      expect(events[0]!.data.response).toMatchObject({ id: completed.id, status: "in_progress", output: [], usage: { input_tokens: 0, output_tokens: 0 } })
     })
 
     it("responses.stream through the SDK gives the final response", async () => {
