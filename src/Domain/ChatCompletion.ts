@@ -35,4 +35,6 @@ export interface ChatCompletion {
   readonly choices: ReadonlyArray<CompletionChoice>
   readonly usage: Usage
   readonly systemFingerprint?: string
+  /** The upstream's own answer when the request went natively (`ChatRequest.native`), as it came. */
+  readonly native?: Readonly<Record<string, unknown>>
 }

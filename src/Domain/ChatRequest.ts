@@ -97,4 +97,18 @@ export interface ChatRequest {
    * Gemini cache repeated prefixes by themselves.
    */
   readonly sharedPrefix?: number
+  /**
+   * Set by a dialect, never decoded from a body: the client's request in its own dialect, for a
+   * provider that speaks that dialect natively (a Responses request to OpenAI's `/v1/responses`).
+   * Such a provider sends this instead of translating the neutral fields, so what the neutral
+   * form cannot hold (reasoning items, `encrypted_content`) survives; every other provider
+   * ignores it and translates.
+   */
+  readonly native?: NativeRequest
+}
+
+export interface NativeRequest {
+  readonly dialect: "responses"
+  /** The body as the client's API takes it; the adapter sets the upstream model and streaming. */
+  readonly body: Readonly<JsonObject>
 }

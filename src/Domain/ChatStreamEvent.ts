@@ -22,6 +22,11 @@ export type ChatStreamEvent =
   | { readonly _tag: "Finish"; readonly choice: number; readonly reason: FinishReason }
   /** Cumulative usage so far; the last one wins. */
   | { readonly _tag: "Usage"; readonly usage: Usage }
+  /**
+   * An event of the upstream's own stream when the request went natively (`ChatRequest.native`),
+   * as it came; the neutral events derived from it follow it. Only that dialect's encoder reads it.
+   */
+  | { readonly _tag: "Native"; readonly event: Readonly<Record<string, unknown>> }
 
 export const textDelta = (choice: number, text: string): ChatStreamEvent => ({ _tag: "TextDelta", choice, text })
 export const finish = (choice: number, reason: FinishReason): ChatStreamEvent => ({ _tag: "Finish", choice, reason })

@@ -141,6 +141,8 @@ export class ChunkNormaliser {
         this.usage = event.usage
         return out
       }
+      case "Native":
+        return out
     }
   }
 

@@ -4,11 +4,13 @@ import { geminiKit } from "../Providers/GeminiKit.ts"
 import { openAiKit } from "../Providers/OpenAiKit.ts"
 import type { ProviderKit } from "../Providers/ProviderKit.ts"
 import type { FakeUpstream } from "./FakeUpstream.ts"
+import { openAiResponsesKit } from "./OpenAiResponsesFixtures.ts"
 
 /**
- * One gateway serving a Responses model on each kind of provider: OpenAI, Anthropic, Gemini and
- * an OpenAI-compatible profile (groq), each on its own fake upstream speaking that provider's
- * real wire format (the conformance battery's kits, test/Providers/*Kit.ts).
+ * One gateway serving a Responses model on each kind of provider: OpenAI (natively, through its
+ * own Responses API), Anthropic, Gemini and an OpenAI-compatible profile (groq), each on its own
+ * fake upstream speaking that provider's real wire format (the conformance battery's kits,
+ * test/Providers/*Kit.ts).
  */
 export const responsesUpstreams = ["openai", "anthropic", "gemini", "groq"] as const
 export type ResponsesUpstream = (typeof responsesUpstreams)[number]
@@ -27,7 +29,7 @@ const groqKit: ProviderKit = {
 }
 
 export const responsesTargets: ReadonlyArray<ResponsesTarget> = [
-  { name: "openai", model: "gpt-r", kit: openAiKit },
+  { name: "openai", model: "gpt-r", kit: openAiResponsesKit },
   { name: "anthropic", model: "claude-r", kit: anthropicKit },
   { name: "gemini", model: "gemini-r", kit: geminiKit },
   { name: "groq", model: "groq-r", kit: groqKit }

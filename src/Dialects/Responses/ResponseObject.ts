@@ -1,7 +1,7 @@
 import type { ChatCompletion, FinishReason } from "../../Domain/ChatCompletion.ts"
 import type { JsonObject } from "../../Domain/ChatTool.ts"
 import * as Ids from "../../Domain/Ids.ts"
-import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
+import { emptyUsage, normaliseUsage, type Usage } from "../../Domain/Usage.ts"
 import type { ResponsesCreate } from "./ResponsesRequest.ts"
 import { echoFormat, echoTools } from "./ResponsesTools.ts"
 
@@ -154,3 +154,39 @@ export const responseOf = (create: ResponsesCreate, meta: ResponseMeta, completi
     usage: usageToResponses(completion.usage)
   }
 }
+
+/**
+ * An upstream's own response object (a request that went natively to OpenAI's Responses API)
+ * under the gateway's id, creation time and the catalogue's model. What the upstream produced
+ * (status, output, usage, error, completion time, service tier) is kept; the settings the client sent are repeated as the
+ * gateway decoded them, since the upstream saw a rewritten request (no previous response, nothing
+ * stored).
+ */
+export const nativeResponseOf = (create: ResponsesCreate, meta: ResponseMeta, native: Readonly<Record<string, unknown>>): ResponseObject => {
+  const { service_tier: _tier, background: _background, ...echo } = responseEnvelope(create, meta)
+  const { user: _user, ...rest } = native
+  const usage = rest["usage"] as Record<string, unknown> | null | undefined
+  const input = usage?.["input_tokens_details"] as Record<string, unknown> | undefined
+  return {
+    ...rest,
+    ...echo,
+    output: Array.isArray(rest["output"]) ? rest["output"].map(nativeItem) : [],
+    // While in progress the upstream sends null; the documents want an object (see the encoder).
+    usage: usage === null || usage === undefined
+      ? usageToResponses(emptyUsage)
+      : { ...usage, input_tokens_details: { cache_write_tokens: 0, ...input } }
+  } as unknown as ResponseObject
+}
+
+/** An upstream output item with the fields OpenAI's own schema requires and its examples leave out. */
+export const nativeItem = (item: unknown): unknown => {
+  if (item === null || typeof item !== "object" || (item as JsonObject)["type"] !== "message") return item
+  const message = item as JsonObject
+  return Array.isArray(message["content"]) ? { ...message, content: message["content"].map(nativePart) } : message
+}
+
+/** An `output_text` part always has its `logprobs` (empty when none were asked for). */
+export const nativePart = (part: unknown): unknown =>
+  part !== null && typeof part === "object" && (part as JsonObject)["type"] === "output_text" && !("logprobs" in part)
+    ? { ...part, logprobs: [] }
+    : part

@@ -96,7 +96,22 @@ export const chatRequestOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   if (create.format !== undefined) chat.response_format = create.format
   if (effort !== undefined) chat.reasoning_effort = effort
   if (user !== undefined) chat.user = user
+  chat.native = { dialect: "responses", body: nativeBodyOf(create, items) }
   return { model: create.model, create, items, chat, translation: translationOf(create, items) }
+}
+
+/**
+ * The request as a provider that speaks the Responses API takes it: the client's settings, with
+ * the whole conversation as input (a previous response's items already resolved, so no
+ * `previous_response_id`). Reasoning items without `encrypted_content` (made by another
+ * provider, or summaries only) cannot be sent back and are left out.
+ */
+export const nativeBodyOf = (create: ResponsesCreate, items: ReadonlyArray<JsonObject>): JsonObject => {
+  const body: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(create.settings)) if (value !== null && value !== undefined) body[key] = value
+  delete body["previous_response_id"]
+  body["input"] = items.filter((item) => item["type"] !== "reasoning" || typeof item["encrypted_content"] === "string")
+  return body
 }
 
 /**

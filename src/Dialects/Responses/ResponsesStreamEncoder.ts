@@ -7,6 +7,9 @@ import type { StreamEncoder } from "../../Streams/ChatEventStream.ts"
 import {
   functionCallItem,
   messageItem,
+  nativeItem,
+  nativePart,
+  nativeResponseOf,
   outputTextPart,
   reasoningItem,
   type ResponseMeta,
@@ -48,6 +51,10 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
   private reasoning: (OpenItem & { kind: "reasoning" }) | undefined
   private finish: FinishReason | undefined
   private usage: Usage | undefined
+  /** The upstream speaks this dialect itself: its events are forwarded, the neutral ones ignored. */
+  private native = false
+  /** A native stream's items as last announced (added, then done), for a failure's response. */
+  private readonly nativeItems: Array<unknown> = []
 
   private readonly create: ResponsesCreate
   private readonly meta: ResponseMeta
@@ -154,8 +161,30 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
     else this.event(out, "response.refusal.delta", { ...base, content_index, delta })
   }
 
+  /** An upstream Responses event, renumbered, its response under the gateway's id and model. */
+  private forward(event: Readonly<Record<string, unknown>>): ReadonlyArray<ResponseEvent> {
+    this.native = true
+    this.started = true
+    const type = typeof event["type"] === "string" ? event["type"] : "unknown"
+    const snapshot = event["response"]
+    if (snapshot === null || typeof snapshot !== "object") {
+      const fields: Record<string, unknown> = { ...event, type, sequence_number: this.sequence++ }
+      if ("item" in event) {
+        fields["item"] = nativeItem(event["item"])
+        if (typeof event["output_index"] === "number") this.nativeItems[event["output_index"]] = fields["item"]
+      }
+      if ("part" in event) fields["part"] = nativePart(event["part"])
+      if (type.startsWith("response.output_text.") && !("logprobs" in event)) fields["logprobs"] = []
+      return [fields as ResponseEvent]
+    }
+    const response = nativeResponseOf(this.create, this.meta, snapshot as Record<string, unknown>)
+    if (type === "response.completed" || type === "response.incomplete") this.last = response
+    return [{ ...event, type, response, sequence_number: this.sequence++ }]
+  }
+
   push(event: ChatStreamEvent): ReadonlyArray<ResponseEvent> {
-    if ("choice" in event && event.choice !== 0) return []
+    if (event._tag === "Native") return this.forward(event.event)
+    if (this.native || ("choice" in event && event.choice !== 0)) return []
     const out: Array<ResponseEvent> = []
     switch (event._tag) {
       case "TextDelta":
@@ -223,6 +252,8 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
 
   /** The upstream ended normally: every open item closed, then the final lifecycle event. */
   end(): ReadonlyArray<ResponseEvent> {
+    // A native stream ended with the upstream's own last event, already forwarded.
+    if (this.native) return []
     const out: Array<ResponseEvent> = []
     this.start(out)
     this.closeAll(out, false)
@@ -244,7 +275,8 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
     this.start(out)
     // The flat fields are OpenAI's shape, `error` the Open Responses one; clients read either.
     this.event(out, "error", { code, message, param: null, error: { type: code === "rate_limit_exceeded" ? "rate_limit_error" : "server_error", code, message, param: null } })
-    this.last = this.response("failed", { code, message })
+    const failed = this.response("failed", { code, message })
+    this.last = this.native ? { ...failed, output: this.nativeItems.filter((item) => item !== undefined) as Array<JsonObject> } : failed
     this.event(out, "response.failed", { response: this.last })
     return out
   }

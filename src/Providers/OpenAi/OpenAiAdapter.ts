@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
-import type { ChatRequest } from "../../Domain/ChatRequest.ts"
+import type { ChatRequest, NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
@@ -15,6 +15,8 @@ import { openAiError } from "./OpenAiErrors.ts"
 import { openAiEvents } from "./OpenAiEventStream.ts"
 import { openAiRequestBody } from "./OpenAiRequest.ts"
 import { completionFromOpenAi } from "./OpenAiResponse.ts"
+import { completionFromResponsesApi, responsesApiBody } from "./OpenAiResponsesApi.ts"
+import { responsesApiEvents } from "./OpenAiResponsesEvents.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
 
 /** Runs a pure codec that reports client mistakes by throwing a GatewayError. */
@@ -33,6 +35,8 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
     const http = yield* makeProviderHttp(config)
     const profile = config.kind === "openai" ? profiles["openai"]! : profileFor(config.profile)
     const url = `${config.base_url.replace(/\/+$/, "")}/chat/completions`
+    // OpenAI itself also speaks the Responses API: a Responses request goes there as it is.
+    const responsesUrl = config.kind === "openai" ? `${config.base_url.replace(/\/+$/, "")}/responses` : undefined
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") {
       const key = Redacted.value(config.api_key)
@@ -50,7 +54,23 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
         )
         : self
 
+    const completeNatively = (native: NativeRequest, target: ChatTarget, responses: string) =>
+      fromCodec(() => JSON.stringify(responsesApiBody(native, target, false))).pipe(
+        Effect.flatMap((body) => http.postJson(responses, headers, body)),
+        Effect.flatMap((response) => jsonAnswer(config.id, response, openAiError)),
+        Effect.flatMap((parsed): Effect.Effect<ChatCompletion, GatewayError> => {
+          const completion = completionFromResponsesApi(parsed)
+          return completion === undefined ? Effect.fail(badResponse(config.id, "the body was not a response")) : Effect.succeed(completion)
+        }),
+        traceComplete(target)
+      )
+
     const complete = (request: ChatRequest, target: ChatTarget) =>
+      request.native !== undefined && responsesUrl !== undefined
+        ? completeNatively(request.native, target, responsesUrl)
+        : completeTranslated(request, target)
+
+    const completeTranslated = (request: ChatRequest, target: ChatTarget) =>
       Effect.suspend(() => {
         let body: string
         try {
@@ -69,12 +89,15 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
       }).pipe(traceComplete(target))
 
     // A plain chain rather than a generator: this runs before every stream's upstream request.
-    const stream = (request: ChatRequest, target: ChatTarget): Stream.Stream<ChatStreamEvent, GatewayError> =>
-      Stream.unwrap(
-        fromCodec(() => JSON.stringify(openAiRequestBody(request, target, profile, true))).pipe(
-          Effect.flatMap((body) => http.postStream(url, streamHeaders, body)),
+    const stream = (request: ChatRequest, target: ChatTarget): Stream.Stream<ChatStreamEvent, GatewayError> => {
+      const native = responsesUrl === undefined ? undefined : request.native
+      const endpoint = native === undefined || responsesUrl === undefined ? url : responsesUrl
+      const events = native === undefined ? openAiEvents : responsesApiEvents
+      return Stream.unwrap(
+        fromCodec(() => JSON.stringify(native === undefined ? openAiRequestBody(request, target, profile, true) : responsesApiBody(native, target, true))).pipe(
+          Effect.flatMap((body) => http.postStream(endpoint, streamHeaders, body)),
           Effect.flatMap((response): Effect.Effect<Stream.Stream<ChatStreamEvent, GatewayError>, GatewayError> => {
-            if (response.status >= 200 && response.status < 300) return Effect.succeed(openAiEvents(config.id, sseEvents(config.id, response.body)))
+            if (response.status >= 200 && response.status < 300) return Effect.succeed(events(config.id, sseEvents(config.id, response.body)))
             return response.body.pipe(
               Stream.decodeText(),
               Stream.mkString,
@@ -85,6 +108,7 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
           spans.span("OpenAi.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } })
         )
       )
+    }
 
     return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
   })

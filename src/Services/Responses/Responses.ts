@@ -5,7 +5,7 @@ import * as Stream from "effect/Stream"
 import type { JsonObject } from "../../Domain/ChatTool.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
-import { type ResponseObject, responseOf } from "../../Dialects/Responses/ResponseObject.ts"
+import { nativeResponseOf, type ResponseObject, responseOf } from "../../Dialects/Responses/ResponseObject.ts"
 import { chatRequestOf } from "../../Dialects/Responses/ResponsesDecoder.ts"
 import type { ResponsesCall, ResponsesCreate } from "../../Dialects/Responses/ResponsesRequest.ts"
 import { streamErrorCode } from "../../Dialects/Responses/ResponsesSse.ts"
@@ -84,8 +84,12 @@ export class Responses extends Context.Service<
           const now = () => clock.currentTimeMillisUnsafe()
           let latest: ResponsesStreamEncoder | undefined
           const encoding: ChatEncoding<ResponseObject, ResponseEvent> = {
-            json: (completion, served) =>
-              responseOf(call.create, { id, createdAt: served.created, model: served.model }, completion, Math.floor(now() / 1000)),
+            json: (completion, served) => {
+              const meta = { id, createdAt: served.created, model: served.model }
+              return completion.native === undefined
+                ? responseOf(call.create, meta, completion, Math.floor(now() / 1000))
+                : nativeResponseOf(call.create, meta, completion.native)
+            },
             stream: (model, created) => (latest = new ResponsesStreamEncoder(call.create, { id, createdAt: created, model }, now))
           }
           const failed = (error: GatewayError) => latest?.fail(streamErrorCode(error.reason), error.reason.message) ?? []

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import OpenAI from "openai"
 import { adminCall } from "../../support/AdminClient.ts"
-import { sseFrame } from "../../support/FakeUpstream.ts"
-import { openAiChunk } from "../../support/OpenAiFixtures.ts"
+import { responsesBody, responsesFrames, responsesTextEvents, textMessage } from "../../support/OpenAiResponsesFixtures.ts"
 import { openAiClient } from "../../support/OpenAiClient.ts"
 import { validateStreamEvent } from "../../support/ResponsesSchemas.ts"
 import { useGateway } from "../../support/UseGateway.ts"
-import { billingConfig, completion } from "../BillingSupport.ts"
+import { billingConfig } from "../BillingSupport.ts"
 
 const token = "admin-token-responses-errors"
+
+const answer = { kind: "json" as const, status: 200, body: responsesBody([textMessage("msg_1", "Hello there!")]) }
 
 /** Refusals on /v1/responses come in the API's error shape, with the statuses and types the SDK maps. */
 describe("Responses: errors", () => {
@@ -21,7 +22,7 @@ describe("Responses: errors", () => {
   const ask = (client: OpenAI) => client.responses.create({ model: "gpt-priced", input: "hi" }).catch((error: unknown) => error)
 
   it("401, 403, 402 and 429 in the error shape, as the SDK's typed errors", async () => {
-    upstream.always(completion())
+    upstream.always(answer)
     const unknownKey = await ask(openAiClient(gw.url, "sk-not-a-key"))
     expect(unknownKey).toBeInstanceOf(OpenAI.AuthenticationError)
     expect((unknownKey as InstanceType<typeof OpenAI.APIError>).type).toBe("authentication_error")
@@ -56,7 +57,8 @@ describe("Responses: errors", () => {
   })
 
   it("a stream that breaks after it started ends with an error event and response.failed", async () => {
-    upstream.reply({ kind: "sse", frames: [sseFrame(openAiChunk({ role: "assistant", content: "" })), sseFrame(openAiChunk({ content: "Hel" }))], breakAfter: true })
+    // OpenAI's own Responses stream (served natively), cut after the first text delta.
+    upstream.reply({ kind: "sse", frames: responsesFrames(responsesTextEvents(["Hel", "lo"])).slice(0, 5), breakAfter: true })
     const key = await gw.createKey()
     const res = await gw.postJson("/v1/responses", { model: "gpt-priced", input: "hi", stream: true }, key.secret)
     expect(res.status).toBe(200)
@@ -65,7 +67,8 @@ describe("Responses: errors", () => {
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
     for (const event of events) expect(validateStreamEvent(event)).toEqual([])
     const failed = events.at(-1)!.response
-    expect(failed).toMatchObject({ status: "failed", error: { code: "server_error" } })
-    expect(failed.output[0].content[0].text).toBe("Hel")
+    expect(failed).toMatchObject({ status: "failed", error: { code: "server_error" }, model: "gpt-priced" })
+    expect(failed.output.map((item: any) => [item.type, item.status])).toEqual([["message", "in_progress"]])
+    expect(events.at(-2)).toMatchObject({ type: "error", code: "server_error", error: { type: "server_error", code: "server_error" } })
   })
 })
