@@ -162,9 +162,24 @@ export const responseOf = (create: ResponsesCreate, meta: ResponseMeta, completi
  * gateway decoded them, since the upstream saw a rewritten request (no previous response, nothing
  * stored).
  */
-export const nativeResponseOf = (create: ResponsesCreate, meta: ResponseMeta, native: Readonly<Record<string, unknown>>): ResponseObject => {
-  const { service_tier: _tier, background: _background, ...echo } = responseEnvelope(create, meta)
-  const { user: _user, ...rest } = native
+export const nativeResponseOf = (
+  create: ResponsesCreate,
+  meta: ResponseMeta,
+  native: Readonly<Record<string, unknown>>,
+  now: number
+): ResponseObject => {
+  const envelope = responseEnvelope(create, meta)
+  const { service_tier: _tier, background: _background, ...echo } = envelope
+  const { user: _user, ...upstream } = native
+  // What both documents require and an upstream may leave out.
+  const rest: Record<string, unknown> = {
+    service_tier: envelope.service_tier,
+    background: false,
+    error: null,
+    incomplete_details: null,
+    completed_at: upstream["status"] === "completed" ? now : null,
+    ...upstream
+  }
   const usage = rest["usage"] as Record<string, unknown> | null | undefined
   const input = usage?.["input_tokens_details"] as Record<string, unknown> | undefined
   return {

@@ -177,7 +177,7 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
       if (type.startsWith("response.output_text.") && !("logprobs" in event)) fields["logprobs"] = []
       return [fields as ResponseEvent]
     }
-    const response = nativeResponseOf(this.create, this.meta, snapshot as Record<string, unknown>)
+    const response = nativeResponseOf(this.create, this.meta, snapshot as Record<string, unknown>, Math.floor(this.now() / 1000))
     if (type === "response.completed" || type === "response.incomplete") this.last = response
     return [{ ...event, type, response, sequence_number: this.sequence++ }]
   }

@@ -88,7 +88,7 @@ export class Responses extends Context.Service<
               const meta = { id, createdAt: served.created, model: served.model }
               return completion.native === undefined
                 ? responseOf(call.create, meta, completion, Math.floor(now() / 1000))
-                : nativeResponseOf(call.create, meta, completion.native)
+                : nativeResponseOf(call.create, meta, completion.native, Math.floor(now() / 1000))
             },
             stream: (model, created) => (latest = new ResponsesStreamEncoder(call.create, { id, createdAt: created, model }, now))
           }
