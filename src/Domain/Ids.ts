@@ -24,6 +24,8 @@ export const responseId = (): string => `svc_${randomToken(18)}`
 export const storedResponseId = (): string => `resp_${randomToken(24)}`
 /** An item of a Responses output: `msg_` (message), `fc_` (function call), `rs_` (reasoning). */
 export const outputItemId = (prefix: "msg" | "fc" | "rs"): string => `${prefix}_${randomToken(18)}`
+/** A Messages API response (`msg_` like Anthropic's own, so clients that check the prefix accept it). */
+export const messageId = (): string => `msg_${randomToken(18)}`
 export const requestId = (): string => `req_${randomToken(12)}`
 export const projectId = (): string => `proj_${randomToken(12)}`
 export const userId = (): string => `user_${randomToken(12)}`

@@ -2,18 +2,32 @@ import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
+import type { GatewayError } from "../Domain/GatewayError.ts"
 import { ChatCompletions } from "../Services/Chat/ChatCompletions.ts"
+import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
+import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
 import { meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
-import { chatFraming, streamResponse } from "./SseResponse.ts"
+import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
+
+const done: Frames = [doneFrame]
+
+/** Chat's stream: `data:` frames, `[DONE]`, and the spec 6.6 error frame after the first byte. */
+const chatEncoding: SseEncoding<ChunkWire> = {
+  batch: encodeDataBatch,
+  done: () => done,
+  failed: (error: GatewayError) => [errorFrame(error.reason.message), doneFrame],
+  keepAlive: keepAliveFrame,
+  stopped: [errorFrame(stoppedMessage), doneFrame]
+}
 
 const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
   Effect.flatMap(Effect.service(ChatCompletions), (chat) => chat.run(request, meter, principal.projectId)).pipe(
     Effect.flatMap((result) =>
       result._tag === "Json"
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-        : streamResponse(result.chunks, meter, chatFraming)
+        : streamResponse(result.chunks, chatEncoding, () => routeHeaders(meter))
     )
   ), chatWorstCase)
 

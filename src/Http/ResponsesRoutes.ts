@@ -13,19 +13,27 @@ import { readJsonObject } from "./JsonBody.ts"
 import { meteredReadEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
-import { type SseFraming, streamResponse } from "./SseResponse.ts"
+import { keepAliveFrame } from "../Streams/SseEncoder.ts"
+import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
 
 /** The body decoded, its stored context resolved, as the neutral request the chat pipeline routes. */
 const readCall = Effect.flatMap(Effect.flatMap(readJsonObject, decodeResponsesRequest), (create) =>
   Effect.flatMap(Effect.service(Responses), (responses) =>
     Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => responses.prepare(create, principal.projectId))))
 
-/** Responses events framed as the API sends them; no terminator after the last event. */
-const framing = (failed: (error: GatewayError) => ReadonlyArray<ResponseEvent>): SseFraming<ResponseEvent> => ({
-  encode: encodeResponseEvents,
-  done: [],
-  failed: (error) => [encodeResponseEvents(failed(error))],
-  stopped: (message) => [encodeResponseEvents(failed(GatewayError.internal(message)))]
+/**
+ * Responses events framed as the API sends them. The stream's own last event ends it (no
+ * terminator); a failure after the first event is already `error` + `response.failed` in the
+ * stream, so `failed` only serves a stream cut by shutdown, built from the encoder's state.
+ */
+const sseEncoding = (failed: (error: GatewayError) => ReadonlyArray<ResponseEvent>): SseEncoding<ResponseEvent> => ({
+  batch: encodeResponseEvents,
+  done: () => [],
+  failed: (error): Frames => [encodeResponseEvents(failed(error))],
+  keepAlive: keepAliveFrame,
+  get stopped(): Frames {
+    return [encodeResponseEvents(failed(GatewayError.internal(stoppedMessage)))]
+  }
 })
 
 const create = meteredReadEndpoint("chat", "chat", readCall, (call, meter, principal) =>
@@ -33,7 +41,7 @@ const create = meteredReadEndpoint("chat", "chat", readCall, (call, meter, princ
     Effect.flatMap((result) =>
       result._tag === "Json"
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-        : streamResponse(result.events, meter, framing(result.failed))
+        : streamResponse(result.events, sseEncoding(result.failed), () => routeHeaders(meter))
     )
   ), (call, context) => chatWorstCase(call.chat, context))
 
