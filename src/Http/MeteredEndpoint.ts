@@ -120,8 +120,9 @@ export const meteredReadEndpoint = <A extends { readonly model: string }, R1, R>
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
   respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
-  worstCase?: WorstCase<A>
-) => metered(scope, endpoint, read, respond, worstCase)
+  worstCase?: WorstCase<A>,
+  options?: EndpointOptions
+) => metered(scope, endpoint, read, respond, worstCase, options)
 
 /**
  * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeResponsesRequest } from "../Dialects/Responses/ResponsesDecoder.ts"
@@ -11,6 +12,7 @@ import { ResponseStore } from "../Services/Responses/ResponseStore.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { readJsonObject } from "./JsonBody.ts"
 import { meteredReadEndpoint } from "./MeteredEndpoint.ts"
+import { requestHeader } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 import { keepAliveFrame } from "../Streams/SseEncoder.ts"
@@ -36,14 +38,21 @@ const sseEncoding = (failed: (error: GatewayError) => ReadonlyArray<ResponseEven
   }
 })
 
+/** Strict translation per request: `x-gateway-strict: true` (a route that would drop a field is not taken). */
+const strictOf = Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+  requestHeader(request, "x-gateway-strict")?.trim().toLowerCase() === "true")
+
 const create = meteredReadEndpoint("chat", "chat", readCall, (call, meter, principal) =>
-  Effect.flatMap(Effect.service(Responses), (responses) => responses.create(call, meter, principal.projectId)).pipe(
+  Effect.flatMap(Effect.zip(Effect.service(Responses), strictOf), ([responses, strict]) => {
+    meter.dialect = "responses"
+    return responses.create(call, meter, principal.projectId, strict ? { strict: true } : {})
+  }).pipe(
     Effect.flatMap((result) =>
       result._tag === "Json"
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
         : streamResponse(result.events, sseEncoding(result.failed), () => routeHeaders(meter))
     )
-  ), (call, context) => chatWorstCase(call.chat, context))
+  ), (call, context) => chatWorstCase(call.chat, context), { dialect: "responses" })
 
 const responseIdParam = Effect.map(HttpRouter.params, (params) => params["response_id"] ?? "")
 
@@ -67,7 +76,7 @@ const remove = authenticated(
 )
 
 export const responsesRoutes = [
-  route("POST", "/v1/responses", create),
-  route("GET", "/v1/responses/:response_id", retrieve),
-  route("DELETE", "/v1/responses/:response_id", remove)
+  route("POST", "/v1/responses", create, { dialect: "responses" }),
+  route("GET", "/v1/responses/:response_id", retrieve, { dialect: "responses" }),
+  route("DELETE", "/v1/responses/:response_id", remove, { dialect: "responses" })
 ]

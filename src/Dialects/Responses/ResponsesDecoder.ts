@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ChatRequest, ReasoningEffort } from "../../Domain/ChatRequest.ts"
+import type { DecodedTranslation } from "../../Domain/TranslationReport.ts"
 import type { JsonObject } from "../../Domain/ChatTool.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { checkInlineData } from "../../Domain/InlineData.ts"
@@ -97,7 +98,9 @@ export const chatRequestOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   if (effort !== undefined) chat.reasoning_effort = effort
   if (user !== undefined) chat.user = user
   chat.native = { dialect: "responses", body: nativeBodyOf(create, items) }
-  return { model: create.model, create, items, chat, translation: translationOf(create, items) }
+  const translation = translationOf(create, items)
+  chat.translation = { origins: originsOf(create), rewritten: translation.rewritten, dropped: translation.dropped }
+  return { model: create.model, create, items, chat, translation }
 }
 
 /**
@@ -114,6 +117,17 @@ export const nativeBodyOf = (create: ResponsesCreate, items: ReadonlyArray<JsonO
   return body
 }
 
+/** Which Responses field each neutral field came from, where the names differ. */
+const originsOf = (create: ResponsesCreate): DecodedTranslation["origins"] => {
+  const s = create.settings
+  return {
+    max_completion_tokens: "max_output_tokens",
+    response_format: "text.format",
+    reasoning_effort: "reasoning.effort",
+    ...(s.safety_identifier != null ? { user: "safety_identifier" } : {})
+  }
+}
+
 /**
  * The fields a translated request rewrites or leaves behind (the neutral request has no place
  * for them), decided from the request alone; what a provider then drops is its own codec's say.
@@ -122,13 +136,9 @@ export const translationOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   const s = create.settings
   const rewritten: Array<{ from: string; to: string }> = [{ from: "input", to: "messages" }]
   if (s.instructions != null && s.instructions !== "") rewritten.push({ from: "instructions", to: "messages[0]" })
-  if (s.max_output_tokens != null) rewritten.push({ from: "max_output_tokens", to: "max_completion_tokens" })
-  if (create.format !== undefined) rewritten.push({ from: "text.format", to: "response_format" })
-  if (s.safety_identifier != null) rewritten.push({ from: "safety_identifier", to: "user" })
-  if (s.reasoning?.effort != null && s.reasoning.effort !== "none") {
-    rewritten.push({ from: "reasoning.effort", to: s.reasoning.effort === "xhigh" ? "reasoning_effort=high" : "reasoning_effort" })
-  }
-  if (create.tools.length > 0) rewritten.push({ from: "tools", to: "tools[].function" })
+  // Fields the neutral request holds are reported by the serving provider's field table, under
+  // their Responses names (`originsOf`); only what decoding itself changed is listed here.
+  if (s.reasoning?.effort === "xhigh") rewritten.push({ from: "reasoning.effort=xhigh", to: "reasoning_effort=high" })
   const dropped: Array<string> = []
   const drop = (field: string, set: boolean) => {
     if (set) dropped.push(field)

@@ -102,6 +102,8 @@ export class ChatCompletions extends Context.Service<
       const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
       const providerConfigs = new Map(config.providers.map((p) => [p.id, p]))
       const reportFor = (request: ChatRequest, provider: string, model: ModelConfig): TranslationReport => {
+        // A request an `openai` provider takes in its own dialect (Responses) is not translated.
+        if (request.native !== undefined && providerKinds.get(provider) === "openai") return emptyReport
         const settings = providerConfigs.get(provider)
         return settings === undefined ? emptyReport : translationReport(request, providerFields(settings, model), advisoryFields)
       }

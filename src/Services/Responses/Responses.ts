@@ -10,7 +10,7 @@ import { chatRequestOf } from "../../Dialects/Responses/ResponsesDecoder.ts"
 import type { ResponsesCall, ResponsesCreate } from "../../Dialects/Responses/ResponsesRequest.ts"
 import { streamErrorCode } from "../../Dialects/Responses/ResponsesSse.ts"
 import { type ResponseEvent, ResponsesStreamEncoder } from "../../Dialects/Responses/ResponsesStreamEncoder.ts"
-import { type ChatEncoding, ChatCompletions } from "../Chat/ChatCompletions.ts"
+import { type ChatEncoding, ChatCompletions, type RunOptions } from "../Chat/ChatCompletions.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
 import { ResponseStore } from "./ResponseStore.ts"
 
@@ -42,7 +42,7 @@ export class Responses extends Context.Service<
   {
     /** The decoded request as the neutral call, its stored context resolved. */
     readonly prepare: (create: ResponsesCreate, projectId: string) => Effect.Effect<ResponsesCall, GatewayError>
-    readonly create: (call: ResponsesCall, meter: RequestMeter, projectId: string) => Effect.Effect<ResponsesResult, GatewayError>
+    readonly create: (call: ResponsesCall, meter: RequestMeter, projectId: string, options?: RunOptions) => Effect.Effect<ResponsesResult, GatewayError>
   }
 >()("gateway/Responses") {
   static readonly layer = Layer.effect(
@@ -78,7 +78,7 @@ export class Responses extends Context.Service<
             Effect.catch((error) => Effect.logWarning(`response ${response.id} was not stored`, error))
           )
 
-      const create = (call: ResponsesCall, meter: RequestMeter, projectId: string) =>
+      const create = (call: ResponsesCall, meter: RequestMeter, projectId: string, options: RunOptions = {}) =>
         Effect.clockWith((clock) => {
           const id = Ids.storedResponseId()
           const now = () => clock.currentTimeMillisUnsafe()
@@ -93,7 +93,7 @@ export class Responses extends Context.Service<
             stream: (model, created) => (latest = new ResponsesStreamEncoder(call.create, { id, createdAt: created, model }, now))
           }
           const failed = (error: GatewayError) => latest?.fail(streamErrorCode(error.reason), error.reason.message) ?? []
-          return Effect.flatMap(chat.runWith(call.chat, meter, projectId, encoding), (result): Effect.Effect<ResponsesResult, GatewayError> => {
+          return Effect.flatMap(chat.runWith(call.chat, meter, projectId, encoding, options), (result): Effect.Effect<ResponsesResult, GatewayError> => {
             if (result._tag === "Json") return Effect.as(keep(projectId, call, result.body), result)
             const events = result.chunks.pipe(
               Stream.catch((error) => (latest?.hasStarted === true ? Stream.fromIterable(failed(error)) : Stream.fail(error))),

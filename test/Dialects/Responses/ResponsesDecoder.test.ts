@@ -75,7 +75,7 @@ describe("Responses decoder", () => {
     expect(chat.tools).toEqual([{ type: "function", function: { name: "f", parameters: { type: "object" }, strict: true } }])
     expect(chat.tool_choice).toEqual({ type: "function", function: { name: "f" } })
     expect(chat.response_format).toEqual({ type: "json_schema", json_schema: { name: "out", schema: { type: "object" } } })
-    expect(translation.rewritten).toContainEqual({ from: "text.format", to: "response_format" })
+    expect(chat.translation?.origins.response_format).toBe("text.format")
     expect(translation.dropped).toEqual(["text.verbosity"])
   })
 

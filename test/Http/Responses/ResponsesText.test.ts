@@ -30,4 +30,25 @@ describe("Responses: text on every provider", () => {
       expect(upstream.requests).toHaveLength(1)
     })
   })
+
+  it("the translation report names what a translated route dropped; strict mode refuses it before anything goes upstream", async () => {
+    gw.upstreams.anthropic.reply(responsesTargets[1]!.kit.text)
+    const body = { model: "claude-r", input: "hi", max_output_tokens: 100, text: { verbosity: "low" } }
+    const res = await gw.postJson("/v1/responses", body)
+    expect(res.status).toBe(200)
+    const report = res.headers.get("x-gateway-translation") ?? ""
+    expect(report).toContain("dropped=text.verbosity")
+    expect(report).toContain("max_output_tokens->max_tokens")
+    const strict = await gw.postJson("/v1/responses", body, { headers: { "x-gateway-strict": "true" } })
+    expect(strict.status).toBe(400)
+    expect(await strict.json()).toMatchObject({ error: { param: "text.verbosity", code: "strict_translation" } })
+    expect(gw.upstreams.anthropic.requests).toHaveLength(1)
+
+    // OpenAI takes the request in its own dialect: nothing is translated, strict mode has nothing to refuse.
+    gw.upstreams.openai.reply(responsesTargets[0]!.kit.text)
+    const native = await gw.postJson("/v1/responses", { ...body, model: "gpt-r" }, { headers: { "x-gateway-strict": "true" } })
+    expect(native.status).toBe(200)
+    expect(native.headers.get("x-gateway-translation")).toBeNull()
+    expect((gw.upstreams.openai.requests[0]!.body as Record<string, any>)["text"]).toEqual({ verbosity: "low" })
+  })
 })
