@@ -1,4 +1,5 @@
 import type { ToolCall } from "./ChatTool.ts"
+import type { ReasoningDetail } from "./ReasoningDetail.ts"
 import type { Usage } from "./Usage.ts"
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter"
@@ -21,6 +22,8 @@ export interface CompletionMessage {
   readonly refusal: string | null
   readonly tool_calls?: ReadonlyArray<ToolCall>
   readonly reasoning_content?: string
+  /** Reasoning the provider must get back as it issued it (signed thinking), in order. */
+  readonly reasoning_details?: ReadonlyArray<ReasoningDetail>
 }
 
 export interface CompletionChoice {

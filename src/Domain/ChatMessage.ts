@@ -1,6 +1,7 @@
 import * as Schema from "effect/Schema"
 import type { RefusalPart, TextPart, UserContentPart } from "./ChatContentPart.ts"
 import { ToolCall } from "./ChatTool.ts"
+import type { ReasoningDetail } from "./ReasoningDetail.ts"
 
 /**
  * Message shells of spec 2.1. `content` arrays are left as unknown here and decoded part by
@@ -57,6 +58,8 @@ export interface AssistantMessage {
   readonly refusal?: string | null
   readonly tool_calls?: ReadonlyArray<ToolCall>
   readonly reasoning_content?: string
+  /** Set by a dialect that carried it back (never decoded from a chat body): see ReasoningDetail.ts. */
+  readonly reasoning_details?: ReadonlyArray<ReasoningDetail>
 }
 export interface ToolMessage {
   readonly role: "tool"

@@ -1,4 +1,5 @@
 import type { ChoiceLogprobs, FinishReason } from "./ChatCompletion.ts"
+import type { ReasoningDetail } from "./ReasoningDetail.ts"
 import type { Usage } from "./Usage.ts"
 
 /**
@@ -9,6 +10,8 @@ import type { Usage } from "./Usage.ts"
 export type ChatStreamEvent =
   | { readonly _tag: "TextDelta"; readonly choice: number; readonly text: string; readonly logprobs?: ChoiceLogprobs }
   | { readonly _tag: "ReasoningDelta"; readonly choice: number; readonly text: string }
+  /** The reasoning streamed since the last one is complete and signed (see ReasoningDetail.ts). */
+  | { readonly _tag: "ReasoningSigned"; readonly choice: number; readonly detail: ReasoningDetail }
   | { readonly _tag: "RefusalDelta"; readonly choice: number; readonly text: string }
   /** A new tool call; `toolIndex` is its position among this choice's calls. */
   | {

@@ -142,6 +142,7 @@ export class ChunkNormaliser {
         return out
       }
       case "Native":
+      case "ReasoningSigned":
         return out
     }
   }

@@ -1,6 +1,8 @@
 import type { ChatCompletion, FinishReason } from "../../Domain/ChatCompletion.ts"
 import type { JsonObject } from "../../Domain/ChatTool.ts"
 import * as Ids from "../../Domain/Ids.ts"
+import type { ReasoningDetail } from "../../Domain/ReasoningDetail.ts"
+import { sealReasoning } from "./ReasoningContent.ts"
 import { emptyUsage, normaliseUsage, type Usage } from "../../Domain/Usage.ts"
 import type { ResponsesCreate } from "./ResponsesRequest.ts"
 import { echoFormat, echoTools } from "./ResponsesTools.ts"
@@ -115,10 +117,11 @@ export const functionCallItem = (id: string, call: { readonly id: string; readon
   name: call.name
 })
 
-export const reasoningItem = (id: string, text: string): JsonObject => ({
+export const reasoningItem = (id: string, text: string, details: ReadonlyArray<ReasoningDetail> = []): JsonObject => ({
   id,
   type: "reasoning",
-  summary: text === "" ? [] : [{ type: "summary_text", text }]
+  summary: text === "" ? [] : [{ type: "summary_text", text }],
+  ...(details.length === 0 ? {} : { encrypted_content: sealReasoning(details) })
 })
 
 /** A completion's one choice as output items: reasoning, then the message, then its function calls. */
@@ -128,7 +131,10 @@ export const outputOf = (completion: ChatCompletion): Array<JsonObject> => {
   const message = choice.message
   const { status } = statusOf(choice.finish_reason)
   const out: Array<JsonObject> = []
-  if (message.reasoning_content !== undefined && message.reasoning_content !== "") out.push(reasoningItem(Ids.outputItemId("rs"), message.reasoning_content))
+  const details = message.reasoning_details ?? []
+  if ((message.reasoning_content !== undefined && message.reasoning_content !== "") || details.length > 0) {
+    out.push(reasoningItem(Ids.outputItemId("rs"), message.reasoning_content ?? "", details))
+  }
   const content: Array<JsonObject> = []
   if (message.content !== null && message.content !== "") content.push(outputTextPart(message.content))
   if (message.refusal !== null && message.refusal !== "") content.push({ type: "refusal", refusal: message.refusal })

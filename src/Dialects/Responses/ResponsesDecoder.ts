@@ -6,6 +6,7 @@ import type { JsonObject } from "../../Domain/ChatTool.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { checkInlineData } from "../../Domain/InlineData.ts"
 import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
+import { isSealedReasoning } from "./ReasoningContent.ts"
 import { checkInputItem, conversationOf } from "./ResponsesInput.ts"
 import { type ResponsesCall, type ResponsesCreate, ResponsesRequestShell, type ResponsesTranslation } from "./ResponsesRequest.ts"
 import { functionTools, responseFormatOf, toolChoiceOf } from "./ResponsesTools.ts"
@@ -113,7 +114,9 @@ export const nativeBodyOf = (create: ResponsesCreate, items: ReadonlyArray<JsonO
   const body: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(create.settings)) if (value !== null && value !== undefined) body[key] = value
   delete body["previous_response_id"]
-  body["input"] = items.filter((item) => item["type"] !== "reasoning" || typeof item["encrypted_content"] === "string")
+  body["input"] = items.filter(
+    (item) => item["type"] !== "reasoning" || (typeof item["encrypted_content"] === "string" && !isSealedReasoning(item["encrypted_content"]))
+  )
   return body
 }
 
@@ -153,6 +156,8 @@ export const translationOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   drop("include", (s.include ?? []).length > 0)
   drop("stream_options.include_obfuscation", s.stream_options?.include_obfuscation != null)
   drop("parallel_tool_calls", s.parallel_tool_calls != null && create.tools.length === 0)
-  if (items.some((item) => item["type"] === "reasoning" && item["encrypted_content"] != null)) dropped.push("input[].encrypted_content")
+  if (items.some((item) => item["type"] === "reasoning" && item["encrypted_content"] != null && !isSealedReasoning(item["encrypted_content"]))) {
+    dropped.push("input[].encrypted_content")
+  }
   return { rewritten, dropped }
 }

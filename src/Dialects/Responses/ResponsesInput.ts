@@ -2,6 +2,8 @@ import type { FilePart, ImageUrlPart, TextPart, UserContentPart } from "../../Do
 import type { AssistantMessage, ChatMessage } from "../../Domain/ChatMessage.ts"
 import type { JsonObject, ToolCall } from "../../Domain/ChatTool.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
+import type { ReasoningDetail } from "../../Domain/ReasoningDetail.ts"
+import { openReasoning } from "./ReasoningContent.ts"
 
 /**
  * Responses input items -> chat messages. Items were checked by `checkInputItem` when the request
@@ -164,6 +166,7 @@ interface AssistantTurn {
   refusal: string
   calls: Array<ToolCall>
   reasoning: string
+  details: Array<ReasoningDetail>
 }
 
 /**
@@ -184,11 +187,12 @@ export const conversationOf = (instructions: string | undefined, items: Readonly
       content: t.text === "" ? null : t.text,
       ...(t.refusal === "" ? {} : { refusal: t.refusal }),
       ...(t.calls.length === 0 ? {} : { tool_calls: t.calls }),
-      ...(t.reasoning === "" ? {} : { reasoning_content: t.reasoning })
+      ...(t.reasoning === "" ? {} : { reasoning_content: t.reasoning }),
+      ...(t.details.length === 0 ? {} : { reasoning_details: t.details })
     }
     messages.push(message)
   }
-  const assistant = (): AssistantTurn => (turn ??= { text: "", refusal: "", calls: [], reasoning: "" })
+  const assistant = (): AssistantTurn => (turn ??= { text: "", refusal: "", calls: [], reasoning: "", details: [] })
   for (const item of items) {
     switch (item["type"]) {
       case "message": {
@@ -225,7 +229,9 @@ export const conversationOf = (instructions: string | undefined, items: Readonly
         break
       case "reasoning": {
         const parts = [...((item["summary"] as ReadonlyArray<Record<string, unknown>>) ?? []), ...((item["content"] as ReadonlyArray<Record<string, unknown>> | undefined) ?? [])]
-        assistant().reasoning += parts.map((part) => str(part["text"]) ?? "").join("")
+        const current = assistant()
+        current.reasoning += parts.map((part) => str(part["text"]) ?? "").join("")
+        current.details.push(...openReasoning(item["encrypted_content"]))
         break
       }
       case "function_call_output":

@@ -1,5 +1,6 @@
 import type { FinishReason } from "../../Domain/ChatCompletion.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
+import type { ReasoningDetail } from "../../Domain/ReasoningDetail.ts"
 import type { JsonObject } from "../../Domain/ChatTool.ts"
 import * as Ids from "../../Domain/Ids.ts"
 import { emptyUsage, type Usage } from "../../Domain/Usage.ts"
@@ -27,7 +28,7 @@ type Part = { kind: "output_text"; text: string } | { kind: "refusal"; text: str
 
 type OpenItem =
   | { readonly kind: "message"; readonly id: string; readonly index: number; readonly parts: Array<Part>; open: boolean }
-  | { readonly kind: "reasoning"; readonly id: string; readonly index: number; text: string; open: boolean }
+  | { readonly kind: "reasoning"; readonly id: string; readonly index: number; text: string; readonly details: Array<ReasoningDetail>; open: boolean }
   | { readonly kind: "function_call"; readonly id: string; readonly index: number; readonly callId: string; readonly name: string; args: string; open: boolean }
 
 const partWire = (part: Part): JsonObject => (part.kind === "output_text" ? outputTextPart(part.text) : { type: "refusal", refusal: part.text })
@@ -86,7 +87,7 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
         return messageItem(item.id, item.open ? "in_progress" : incomplete ? "incomplete" : "completed", item.parts.map(partWire))
       }
       case "reasoning":
-        return reasoningItem(item.id, item.text)
+        return reasoningItem(item.id, item.text, item.details)
       case "function_call":
         return functionCallItem(item.id, { id: item.callId, name: item.name, arguments: item.args }, item.open ? "in_progress" : "completed")
     }
@@ -182,6 +183,20 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
     return [{ ...event, type, response, sequence_number: this.sequence++ }]
   }
 
+  /** The reasoning item being written, opened (with its summary part) if there is none. */
+  private reasoningItem(out: Array<ResponseEvent>): OpenItem & { kind: "reasoning" } {
+    this.start(out)
+    const open = this.reasoning
+    if (open !== undefined) return open
+    this.closeAll(out, true)
+    const item: OpenItem & { kind: "reasoning" } = { kind: "reasoning", id: Ids.outputItemId("rs"), index: this.items.length, text: "", details: [], open: true }
+    this.items.push(item)
+    this.reasoning = item
+    this.event(out, "response.output_item.added", { output_index: item.index, item: this.itemWire(item) })
+    this.event(out, "response.reasoning_summary_part.added", { item_id: item.id, output_index: item.index, summary_index: 0, part: { type: "summary_text", text: "" } })
+    return item
+  }
+
   push(event: ChatStreamEvent): ReadonlyArray<ResponseEvent> {
     if (event._tag === "Native") return this.forward(event.event)
     if (this.native || ("choice" in event && event.choice !== 0)) return []
@@ -195,25 +210,15 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
         break
       case "ReasoningDelta": {
         if (event.text === "") break
-        this.start(out)
-        let item = this.reasoning
-        if (item === undefined) {
-          this.closeAll(out, true)
-          item = { kind: "reasoning", id: Ids.outputItemId("rs"), index: this.items.length, text: "", open: true }
-          this.items.push(item)
-          this.reasoning = item
-          this.event(out, "response.output_item.added", { output_index: item.index, item: this.itemWire(item) })
-          this.event(out, "response.reasoning_summary_part.added", {
-            item_id: item.id,
-            output_index: item.index,
-            summary_index: 0,
-            part: { type: "summary_text", text: "" }
-          })
-        }
+        const item = this.reasoningItem(out)
         item.text += event.text
         this.event(out, "response.reasoning_summary_text.delta", { item_id: item.id, output_index: item.index, summary_index: 0, delta: event.text })
         break
       }
+      case "ReasoningSigned":
+        // Shown when the item is done, in its `encrypted_content`.
+        this.reasoningItem(out).details.push(event.detail)
+        break
       case "ToolCallStart": {
         if (this.calls.has(event.toolIndex)) break
         this.start(out)

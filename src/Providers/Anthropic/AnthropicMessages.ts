@@ -26,12 +26,20 @@ const toolInput = (args: string, at: string): Record<string, unknown> => {
 }
 
 /**
- * Earlier assistant turns. `reasoning_content` is dropped on purpose: Anthropic only accepts
- * thinking blocks back with the signature it issued, which the client never received.
- * @see https://platform.claude.com/docs/en/build-with-claude/extended-thinking
+ * Earlier assistant turns. Signed thinking a dialect carried back (`reasoning_details`) goes
+ * first, exactly as Anthropic issued it; `reasoning_content` alone is dropped on purpose:
+ * Anthropic only accepts thinking blocks back with the signature it issued.
+ * @see https://platform.claude.com/docs/en/build-with-claude/extended-thinking#preserving-thinking-blocks
  */
 const assistantBlocks = (m: AssistantMessage, index: number): Array<BlockWire> => {
-  const blocks: Array<BlockWire> = textBlocks(textOf(m.content))
+  const blocks: Array<BlockWire> = []
+  for (const detail of m.reasoning_details ?? []) {
+    if (detail.provider !== "anthropic") continue
+    blocks.push(detail.type === "thinking"
+      ? { type: "thinking", thinking: detail.text, signature: detail.signature }
+      : { type: "redacted_thinking", data: detail.data })
+  }
+  blocks.push(...textBlocks(textOf(m.content)))
   for (const [j, call] of (m.tool_calls ?? []).entries()) {
     const use: ToolUseBlockWire = {
       type: "tool_use",

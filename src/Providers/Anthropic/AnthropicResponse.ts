@@ -1,6 +1,7 @@
 import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
 import type { ToolCall } from "../../Domain/ChatTool.ts"
 import * as Ids from "../../Domain/Ids.ts"
+import type { ReasoningDetail } from "../../Domain/ReasoningDetail.ts"
 import { finishFromAnthropic, usageFromAnthropic } from "./AnthropicUsage.ts"
 import { arr, isRecord, str } from "./AnthropicWire.ts"
 
@@ -16,6 +17,7 @@ export const completionFromAnthropic = (body: unknown): ChatCompletion | undefin
   if (!isRecord(body) || body["type"] !== "message" || !Array.isArray(body["content"])) return undefined
   const texts: Array<string> = []
   const thinking: Array<string> = []
+  const details: Array<ReasoningDetail> = []
   const calls: Array<ToolCall> = []
   for (const block of arr(body["content"])) {
     if (!isRecord(block)) continue
@@ -23,9 +25,18 @@ export const completionFromAnthropic = (body: unknown): ChatCompletion | undefin
       case "text":
         texts.push(str(block["text"]) ?? "")
         break
-      case "thinking":
-        thinking.push(str(block["thinking"]) ?? "")
+      case "thinking": {
+        const text = str(block["thinking"]) ?? ""
+        thinking.push(text)
+        const signature = str(block["signature"])
+        if (signature !== undefined && signature !== "") details.push({ provider: "anthropic", type: "thinking", text, signature })
         break
+      }
+      case "redacted_thinking": {
+        const data = str(block["data"])
+        if (data !== undefined) details.push({ provider: "anthropic", type: "redacted", data })
+        break
+      }
       case "tool_use":
         calls.push({
           id: str(block["id"]) ?? Ids.toolCallId(),
@@ -47,7 +58,8 @@ export const completionFromAnthropic = (body: unknown): ChatCompletion | undefin
           content: texts.length === 0 ? null : texts.join(""),
           refusal: null,
           ...(calls.length === 0 ? {} : { tool_calls: calls }),
-          ...(reasoning === "" ? {} : { reasoning_content: reasoning })
+          ...(reasoning === "" ? {} : { reasoning_content: reasoning }),
+          ...(details.length === 0 ? {} : { reasoning_details: details })
         },
         finish_reason: calls.length > 0 && finish === "stop" ? "tool_calls" : finish,
         logprobs: null,

@@ -10,6 +10,9 @@ interface BlockState {
   /** Whether any non-empty argument piece went out for this tool block. */
   sawArguments: boolean
   open: boolean
+  /** A thinking block's text and signature, given back whole when the block stops. */
+  thinking?: string
+  signature?: string
 }
 
 /** Per-stream memory: the content blocks seen so far, and the cumulative token counts. */
@@ -50,8 +53,8 @@ const blockStart = (state: AnthropicStreamState, index: number, block: Record<st
       return text === "" ? nothing : events({ _tag: "TextDelta", choice: 0, text })
     }
     case "thinking": {
-      state.blocks.set(index, { kind: "thinking", toolIndex: -1, sawArguments: false, open: true })
       const text = str(block["thinking"]) ?? ""
+      state.blocks.set(index, { kind: "thinking", toolIndex: -1, sawArguments: false, open: true, thinking: text, signature: str(block["signature"]) ?? "" })
       return text === "" ? nothing : events({ _tag: "ReasoningDelta", choice: 0, text })
     }
     case "tool_use": {
@@ -70,8 +73,13 @@ const blockStart = (state: AnthropicStreamState, index: number, block: Record<st
       }
       return whole === undefined ? events(start) : events(start, { _tag: "ToolCallDelta", choice: 0, toolIndex, arguments: whole })
     }
+    case "redacted_thinking": {
+      state.blocks.set(index, { kind: "other", toolIndex: -1, sawArguments: false, open: true })
+      const data = str(block["data"])
+      return data === undefined ? nothing : events({ _tag: "ReasoningSigned", choice: 0, detail: { provider: "anthropic", type: "redacted", data } })
+    }
     default:
-      // Redacted thinking and server-tool blocks have no counterpart in the chat-completions stream.
+      // Server-tool blocks have no counterpart in the chat-completions stream.
       state.blocks.set(index, { kind: "other", toolIndex: -1, sawArguments: false, open: true })
       return nothing
   }
@@ -87,6 +95,7 @@ const blockDelta = (state: AnthropicStreamState, index: number, delta: Record<st
     }
     case "thinking_delta": {
       const text = str(delta["thinking"]) ?? ""
+      if (block?.kind === "thinking") block.thinking = (block.thinking ?? "") + text
       return text === "" ? nothing : events({ _tag: "ReasoningDelta", choice: 0, text })
     }
     case "input_json_delta": {
@@ -96,8 +105,11 @@ const blockDelta = (state: AnthropicStreamState, index: number, delta: Record<st
       block.sawArguments = true
       return events({ _tag: "ToolCallDelta", choice: 0, toolIndex: block.toolIndex, arguments: piece })
     }
+    case "signature_delta":
+      if (block?.kind === "thinking") block.signature = (block.signature ?? "") + (str(delta["signature"]) ?? "")
+      return nothing
     default:
-      // signature_delta and citations_delta carry nothing the client can use.
+      // citations_delta carries nothing the client can use.
       return nothing
   }
 }
@@ -107,6 +119,9 @@ const blockStop = (state: AnthropicStreamState, index: number): AnthropicStreamS
   const block = state.blocks.get(index)
   if (block === undefined || !block.open) return nothing
   block.open = false
+  if (block.kind === "thinking" && block.signature !== undefined && block.signature !== "") {
+    return events({ _tag: "ReasoningSigned", choice: 0, detail: { provider: "anthropic", type: "thinking", text: block.thinking ?? "", signature: block.signature } })
+  }
   if (block.kind !== "tool" || block.sawArguments) return nothing
   block.sawArguments = true
   return events({ _tag: "ToolCallDelta", choice: 0, toolIndex: block.toolIndex, arguments: "{}" })

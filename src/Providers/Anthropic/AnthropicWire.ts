@@ -59,8 +59,22 @@ export interface ToolResultBlockWire {
   readonly cache_control?: CacheControlWire
 }
 
+/** Thinking replayed in a later turn, exactly as issued. @see https://platform.claude.com/docs/en/build-with-claude/extended-thinking */
+export interface ThinkingBlockWire {
+  readonly type: "thinking"
+  readonly thinking: string
+  readonly signature: string
+  readonly cache_control?: CacheControlWire
+}
+
+export interface RedactedThinkingBlockWire {
+  readonly type: "redacted_thinking"
+  readonly data: string
+  readonly cache_control?: CacheControlWire
+}
+
 export type UserBlockWire = TextBlockWire | ImageBlockWire | DocumentBlockWire | ToolResultBlockWire
-export type AssistantBlockWire = TextBlockWire | ToolUseBlockWire
+export type AssistantBlockWire = TextBlockWire | ToolUseBlockWire | ThinkingBlockWire | RedactedThinkingBlockWire
 export type BlockWire = UserBlockWire | AssistantBlockWire
 
 export interface MessageWire {

@@ -97,9 +97,16 @@ describe("Anthropic stream codec", () => {
     ])
   })
 
-  it("streams thinking as reasoning and ignores signatures", () => {
+  it("streams thinking as reasoning, and the signed block whole when it stops", () => {
     const events = without(emitted(run([messageStart(), thinkingStart(0), thinkingDelta(0, "Let me think"), signatureDelta(0), blockStop(0)])), "Usage")
-    expect(events).toEqual([{ _tag: "ReasoningDelta", choice: 0, text: "Let me think" }])
+    expect(events).toEqual([
+      { _tag: "ReasoningDelta", choice: 0, text: "Let me think" },
+      {
+        _tag: "ReasoningSigned",
+        choice: 0,
+        detail: { provider: "anthropic", type: "thinking", text: "Let me think", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds" }
+      }
+    ])
   })
 
   it("ignores a repeated message_start and a repeated block start", () => {
