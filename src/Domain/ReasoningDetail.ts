@@ -8,3 +8,9 @@
 export type ReasoningDetail =
   | { readonly provider: "anthropic"; readonly type: "thinking"; readonly text: string; readonly signature: string }
   | { readonly provider: "anthropic"; readonly type: "redacted"; readonly data: string }
+  /**
+   * Gemini's thought signature of a model turn's part: of the function call `callId`, or of its
+   * text when there is none. Gemini 3 refuses replayed calls without it.
+   * @see https://ai.google.dev/gemini-api/docs/thought-signatures
+   */
+  | { readonly provider: "gemini"; readonly type: "signature"; readonly signature: string; readonly callId?: string }

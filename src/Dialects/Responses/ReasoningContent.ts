@@ -1,8 +1,8 @@
 import type { ReasoningDetail } from "../../Domain/ReasoningDetail.ts"
 
 /**
- * Signed reasoning of a translated provider (Anthropic's thinking signatures, redacted
- * thinking) carried through the client in a reasoning item's `encrypted_content`, the field the
+ * Signed reasoning of a translated provider (Anthropic's thinking signatures and redacted
+ * thinking, Gemini's thought signatures) carried through the client in a reasoning item's `encrypted_content`, the field the
  * Responses API has for reasoning the client must return untouched. The gateway's own marker
  * keeps it apart from OpenAI's encrypted reasoning: it is never sent to OpenAI, and only its
  * provider's codec replays it. It is not secret: the provider verifies its own signatures.
@@ -17,6 +17,9 @@ export const isSealedReasoning = (content: unknown): boolean => typeof content =
 const isDetail = (value: unknown): value is ReasoningDetail => {
   if (value === null || typeof value !== "object") return false
   const d = value as Record<string, unknown>
+  if (d["provider"] === "gemini") {
+    return d["type"] === "signature" && typeof d["signature"] === "string" && (d["callId"] === undefined || typeof d["callId"] === "string")
+  }
   if (d["provider"] !== "anthropic") return false
   return d["type"] === "thinking"
     ? typeof d["text"] === "string" && typeof d["signature"] === "string"

@@ -9,8 +9,9 @@ import { arr, isRecord, str } from "./AnthropicWire.ts"
  * A Messages API `message` as the gateway's completion: text blocks concatenated into
  * `content` (null when there are none), `tool_use` blocks as tool calls with their `toolu_`
  * ids passed through (the client sends them back as `tool_call_id`) and their input as a JSON
- * string, thinking blocks as `reasoning_content`. Redacted thinking and server-tool blocks have
- * no counterpart and are left out. `undefined` when the body is not a message.
+ * string, thinking blocks as `reasoning_content`, and signed or redacted thinking as
+ * `reasoning_details` (replayed as issued by a dialect that carries them). Server-tool blocks
+ * have no counterpart and are left out. `undefined` when the body is not a message.
  * @see https://platform.claude.com/docs/en/api/messages/create (response)
  */
 export const completionFromAnthropic = (body: unknown): ChatCompletion | undefined => {

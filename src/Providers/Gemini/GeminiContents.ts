@@ -12,7 +12,9 @@ export interface GeminiConversation {
 /**
  * History replayed to Gemini 3 must carry the thought signature of each model turn's first
  * function call. The chat wire has no field that could bring it back from the client, so
- * replayed calls carry the validator-skip value the docs give for history Gemini did not sign.
+ * unless a dialect carried the real one back (`reasoning_details`, the Responses API's
+ * `encrypted_content`), replayed calls carry the validator-skip value the docs give for history
+ * Gemini did not sign.
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 export const replayedCallSignature = "skip_thought_signature_validator"
@@ -52,14 +54,18 @@ const callArguments = (raw: string, at: string): JsonRecord => {
  */
 const assistantParts = (message: AssistantMessage, index: number): Array<GeminiPart> => {
   const parts: Array<GeminiPart> = []
+  // Signatures Gemini issued and a dialect carried back (see ReasoningDetail.ts) go back on their parts.
+  const signatures = new Map<string | undefined, string>()
+  for (const detail of message.reasoning_details ?? []) {
+    if (detail.provider === "gemini" && !signatures.has(detail.callId)) signatures.set(detail.callId, detail.signature)
+  }
   const text = textOf(message.content)
-  if (text !== "") parts.push({ text })
+  const textSignature = signatures.get(undefined)
+  if (text !== "") parts.push(textSignature === undefined ? { text } : { text, thoughtSignature: textSignature })
   for (const [j, call] of (message.tool_calls ?? []).entries()) {
     const args = callArguments(call.function.arguments, `messages[${index}].tool_calls[${j}].function.arguments`)
-    parts.push({
-      functionCall: { name: call.function.name, args, id: call.id },
-      ...(j === 0 ? { thoughtSignature: replayedCallSignature } : {})
-    })
+    const signature = signatures.get(call.id) ?? (j === 0 ? replayedCallSignature : undefined)
+    parts.push({ functionCall: { name: call.function.name, args, id: call.id }, ...(signature === undefined ? {} : { thoughtSignature: signature }) })
   }
   return parts
 }

@@ -1,6 +1,7 @@
 import type { ChatCompletion, CompletionChoice } from "../../Domain/ChatCompletion.ts"
 import type { ToolCall } from "../../Domain/ChatTool.ts"
 import * as Ids from "../../Domain/Ids.ts"
+import type { ReasoningDetail } from "../../Domain/ReasoningDetail.ts"
 import { logprobsFromGemini } from "./GeminiLogprobs.ts"
 import { finishFromGemini, promptBlockMessage, usageFromGemini } from "./GeminiUsage.ts"
 import { arr, isRecord, num, rec, str } from "./GeminiWire.ts"
@@ -19,18 +20,29 @@ export const toolCallFromGemini = (functionCall: unknown): ToolCall => {
   }
 }
 
+/** A part's thought signature, tied to its function call when it has one. */
+export const signatureOf = (part: Record<string, unknown>, callId: string | undefined): ReasoningDetail | undefined => {
+  const signature = str(part["thoughtSignature"])
+  if (signature === undefined || signature === "") return undefined
+  return { provider: "gemini", type: "signature", signature, ...(callId === undefined ? {} : { callId }) }
+}
+
 const choiceFromCandidate = (raw: unknown, position: number): CompletionChoice => {
   const candidate = rec(raw)
   let text = ""
   let reasoning = ""
   const calls: Array<ToolCall> = []
+  const details: Array<ReasoningDetail> = []
   for (const part of arr(rec(candidate["content"])["parts"]).filter(isRecord)) {
     const partText = str(part["text"])
     if (partText !== undefined) {
       if (part["thought"] === true) reasoning += partText
       else text += partText
     }
-    if (isRecord(part["functionCall"])) calls.push(toolCallFromGemini(part["functionCall"]))
+    const call = isRecord(part["functionCall"]) ? toolCallFromGemini(part["functionCall"]) : undefined
+    if (call !== undefined) calls.push(call)
+    const signature = signatureOf(part, call?.id)
+    if (signature !== undefined) details.push(signature)
   }
   const finish = finishFromGemini(candidate["finishReason"])
   return {
@@ -40,7 +52,8 @@ const choiceFromCandidate = (raw: unknown, position: number): CompletionChoice =
       content: text === "" ? null : text,
       refusal: null,
       ...(calls.length === 0 ? {} : { tool_calls: calls }),
-      ...(reasoning === "" ? {} : { reasoning_content: reasoning })
+      ...(reasoning === "" ? {} : { reasoning_content: reasoning }),
+      ...(details.length === 0 ? {} : { reasoning_details: details })
     },
     finish_reason: calls.length > 0 && finish === "stop" ? "tool_calls" : finish,
     logprobs: logprobsFromGemini(candidate) ?? null

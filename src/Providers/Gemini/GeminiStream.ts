@@ -1,6 +1,6 @@
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import { logprobsFromGemini } from "./GeminiLogprobs.ts"
-import { toolCallFromGemini } from "./GeminiResponse.ts"
+import { signatureOf, toolCallFromGemini } from "./GeminiResponse.ts"
 import { finishFromGemini, promptBlockMessage, usageFromGemini } from "./GeminiUsage.ts"
 import { arr, isRecord, num, rec, str } from "./GeminiWire.ts"
 
@@ -42,9 +42,12 @@ const candidateEvents = (state: GeminiStreamState, raw: unknown, position: numbe
         logprobs = undefined
       }
     }
-    if (isRecord(part["functionCall"])) {
+    const call = isRecord(part["functionCall"]) ? toolCallFromGemini(part["functionCall"]) : undefined
+    // The signature first, so the reasoning it belongs to precedes the call.
+    const signature = signatureOf(part, call?.id)
+    if (signature !== undefined) events.push({ _tag: "ReasoningSigned", choice, detail: signature })
+    if (call !== undefined) {
       // A call arrives whole: its start, then all of its arguments as one piece.
-      const call = toolCallFromGemini(part["functionCall"])
       const toolIndex = state.toolCount.get(choice) ?? 0
       state.toolCount.set(choice, toolIndex + 1)
       events.push({ _tag: "ToolCallStart", choice, toolIndex, id: call.id, name: call.function.name })

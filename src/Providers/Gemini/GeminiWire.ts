@@ -12,7 +12,7 @@ export { arr, isRecord, type JsonRecord, num, rec, str } from "../JsonReaders.ts
 
 /** @see https://ai.google.dev/api/caching#Part */
 export type GeminiPart =
-  | { readonly text: string; readonly thought?: boolean }
+  | { readonly text: string; readonly thought?: boolean; readonly thoughtSignature?: string }
   | { readonly inlineData: { readonly mimeType: string; readonly data: string } }
   | { readonly fileData: { readonly fileUri: string; readonly mimeType?: string } }
   | {

@@ -103,3 +103,41 @@ describe("Responses: reasoning round trip on Anthropic", () => {
     expect(assistantTurn(1).content[0]).toEqual({ type: "thinking", thinking: "Thinking hard.", signature })
   })
 })
+
+/** Gemini's thought signatures travel the same way and go back on the parts Gemini signed. */
+describe("Responses: thought signatures on Gemini", () => {
+  const gw = useGateway({
+    config: ({ upstream }) => ({
+      providers: [{ id: "gemini", kind: "gemini", base_url: `${upstream.url}/v1beta`, api_key: "AIza-up" }],
+      models: [{ id: "gemini-think", kind: "chat", deployments: [{ provider: "gemini", model: "gemini-3-pro-preview" }], capabilities: { reasoning: true, tools: true } }]
+    })
+  })
+  const { upstream } = gw
+  const thoughtSignature = "CiQBVKhc7nx2cPtbTOUoaABbZ4wIwNqa+G9nIpqLdkz0KPcF0ooSNQFUqFzuZ2n5iQ8D2ZJ2A2BHZZcG4C4Oj0a9RX0MJ7cTq6b8Sw"
+  const weather = { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } }
+
+  it("a signed function call is replayed with its own signature, not the validator-skip value", async () => {
+    upstream.reply({
+      kind: "json",
+      status: 200,
+      body: {
+        candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature }] }, finishReason: "STOP", index: 0 }],
+        usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 5, totalTokenCount: 25 }
+      }
+    })
+    const first = (await (await gw.postJson("/v1/responses", { model: "gemini-think", input: "Weather in Paris?", tools: [weather] })).json()) as Record<string, any>
+    const call = first["output"].find((item: any) => item.type === "function_call")
+    expect(first["output"].find((item: any) => item.type === "reasoning").encrypted_content).toMatch(/^gwr1\./)
+
+    upstream.reply({ kind: "json", status: 200, body: { candidates: [{ content: { role: "model", parts: [{ text: "Sunny." }] }, finishReason: "STOP", index: 0 }] } })
+    const second = await gw.postJson("/v1/responses", {
+      model: "gemini-think",
+      tools: [weather],
+      previous_response_id: first["id"],
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "Sunny, 24 C" }]
+    })
+    expect(second.status).toBe(200)
+    const contents = (upstream.requests[1]!.body as { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> }).contents
+    expect(contents[1]).toEqual({ role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" }, id: call.call_id }, thoughtSignature }] })
+  })
+})
