@@ -6,6 +6,8 @@ import type { AddressInfo } from "node:net"
  * so a request costs the upstream only its HTTP handling. Paths:
  * - `/v1/chat/completions`: a completion, or with `"stream":true` 20 chunks + usage + [DONE],
  *   one write per frame with a turn of the event loop between frames (so they travel apart);
+ * - `/v1/responses`: a Responses API response, or with `"stream":true` its typed events (lifecycle,
+ *   one message item, 18 text deltas, the done events, `response.completed`), one write per event;
  * - `/v1/embeddings`: one 1,536-dimension embedding;
  * - `/hold/v1/chat/completions`: a stream that sends three chunks, then holds until
  *   `POST /control/release` finishes every held stream normally;
@@ -86,6 +88,34 @@ const embedding = Buffer.from(
   "utf8"
 )
 
+// OpenAI's Responses API: the same answer and the same 18 pieces, in its own wire format.
+const responseObject = (status: string, output: ReadonlyArray<unknown>, withUsage: boolean) => ({
+  id: "resp_bench",
+  object: "response",
+  created_at: created,
+  status,
+  model: "gpt-4o-mini-2024-07-18",
+  output,
+  usage: withUsage ? { input_tokens: 19, input_tokens_details: { cached_tokens: 0 }, output_tokens: 18, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 37 } : null
+})
+const message = (text: string, status = "completed") => ({ id: "msg_bench", type: "message", status, role: "assistant", content: [{ type: "output_text", text, annotations: [] }] })
+const responsesCompletion = Buffer.from(JSON.stringify(responseObject("completed", [message("Hello there! How can I help you today?")], true)), "utf8")
+const pieces = Array.from({ length: 18 }, (_, i) => `word${i} `)
+const event = (type: string, fields: Record<string, unknown>, sequence: number) =>
+  Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: sequence })}\n\n`, "utf8")
+const at = { item_id: "msg_bench", output_index: 0, content_index: 0 }
+export const responsesFrames: ReadonlyArray<Buffer> = [
+  ["response.created", { response: responseObject("in_progress", [], false) }],
+  ["response.in_progress", { response: responseObject("in_progress", [], false) }],
+  ["response.output_item.added", { output_index: 0, item: { ...message(""), status: "in_progress", content: [] } }],
+  ["response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } }],
+  ...pieces.map((delta): [string, Record<string, unknown>] => ["response.output_text.delta", { ...at, delta, logprobs: [] }]),
+  ["response.output_text.done", { ...at, text: pieces.join(""), logprobs: [] }],
+  ["response.content_part.done", { ...at, part: { type: "output_text", text: pieces.join(""), annotations: [] } }],
+  ["response.output_item.done", { output_index: 0, item: message(pieces.join("")) }],
+  ["response.completed", { response: responseObject("completed", [message(pieces.join(""))], true) }]
+].map(([type, fields], i) => event(type as string, fields as Record<string, unknown>, i))
+
 const jsonHeaders = (body: Buffer) => ({ "content-type": "application/json", "content-length": String(body.length) })
 const sseHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" }
 
@@ -118,6 +148,15 @@ export const startFakeUpstream = (port = 0) => {
       }
       res.writeHead(200, sseHeaders)
       writeFrames(res, 0, streamFrames.length, true)
+      return
+    }
+    if (url === "/v1/responses") {
+      if (!wantsStream(body)) {
+        res.writeHead(200, jsonHeaders(responsesCompletion)).end(responsesCompletion)
+        return
+      }
+      res.writeHead(200, sseHeaders)
+      writeFrames(res, 0, responsesFrames.length, true, responsesFrames)
       return
     }
     if (url === "/v1/embeddings") {

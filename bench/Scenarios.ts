@@ -1,5 +1,5 @@
 /** What the benchmark sends, and how it recognises a correct answer. */
-export type ScenarioName = "chat" | "stream" | "embeddings" | "responses" | "responses-stream"
+export type ScenarioName = "chat" | "stream" | "embeddings" | "responses" | "responses-stream" | "responses-translated"
 
 export interface Scenario {
   readonly name: ScenarioName
@@ -25,6 +25,8 @@ const messages = [
 ]
 
 export const chatModel = "bench-chat"
+/** The same fake upstream as an OpenAI-compatible server: Responses requests to it are translated. */
+export const compatModel = "bench-compat"
 export const holdModel = "bench-hold"
 
 const done = "data: [DONE]\n\n"
@@ -48,7 +50,26 @@ export const scenarios: ReadonlyArray<Scenario> = [
     gatewayEndpoint: true
   },
   {
+    // OpenAI served natively: the same Responses call through the gateway and the floor.
     name: "responses",
+    path: "/v1/responses",
+    body: JSON.stringify({ model: chatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false }),
+    ttfb: false,
+    verify: (body) => body.includes('"object":"response"') && body.includes('"output_text"'),
+    gatewayEndpoint: true
+  },
+  {
+    name: "responses-stream",
+    path: "/v1/responses",
+    body: JSON.stringify({ model: chatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false, stream: true }),
+    ttfb: true,
+    verify: (body) => body.includes("event: response.completed") && body.includes("word17") && !body.includes("response.failed"),
+    gatewayEndpoint: true
+  },
+  {
+    // Translated: a Responses request the gateway serves through a compatible server's chat
+    // completions; the floor and the upstream get that chat call.
+    name: "responses-translated",
     path: "/v1/chat/completions",
     body: JSON.stringify({ model: chatModel, messages, max_tokens: 64 }),
     ttfb: false,
@@ -56,21 +77,8 @@ export const scenarios: ReadonlyArray<Scenario> = [
     gatewayEndpoint: true,
     gateway: {
       path: "/v1/responses",
-      body: JSON.stringify({ model: chatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false }),
+      body: JSON.stringify({ model: compatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false }),
       verify: (body) => body.includes('"object":"response"') && body.includes('"output_text"')
-    }
-  },
-  {
-    name: "responses-stream",
-    path: "/v1/chat/completions",
-    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
-    ttfb: true,
-    verify: (body) => body.endsWith(done) && body.includes("word17") && !body.includes('"stream_error"'),
-    gatewayEndpoint: true,
-    gateway: {
-      path: "/v1/responses",
-      body: JSON.stringify({ model: chatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false, stream: true }),
-      verify: (body) => body.includes("event: response.completed") && body.includes("word17") && !body.includes("response.failed")
     }
   },
   {
@@ -112,6 +120,7 @@ export const gatewayConfig = (upstreamPort: number, options: { readonly withMetr
   providers: [
     { id: "fake-openai", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1`, api_key: "sk-bench-upstream" },
     { id: "fake-hold", kind: "openai", base_url: `http://127.0.0.1:${upstreamPort}/hold/v1`, api_key: "sk-bench-upstream" },
+    { id: "fake-compat", kind: "openai-compatible", profile: "vllm", base_url: `http://127.0.0.1:${upstreamPort}/v1`, api_key: "sk-bench-upstream" },
     ...longStreamSizes.map((n) => ({
       id: `fake-long-${n}`,
       kind: "openai",
@@ -125,6 +134,12 @@ export const gatewayConfig = (upstreamPort: number, options: { readonly withMetr
       kind: "chat",
       deployments: [{ provider: "fake-openai", model: "gpt-4o-mini" }],
       capabilities: { tools: true, context_length: 128000 },
+      pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 }
+    },
+    {
+      id: compatModel,
+      kind: "chat",
+      deployments: [{ provider: "fake-compat", model: "gpt-4o-mini" }],
       pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 }
     },
     {
