@@ -71,4 +71,32 @@ describe("Responses: errors", () => {
     expect(failed.output.map((item: any) => [item.type, item.status])).toEqual([["message", "in_progress"]])
     expect(events.at(-2)).toMatchObject({ type: "error", code: "server_error", error: { type: "server_error", code: "server_error" } })
   })
+
+  it("hostile bodies are 4xx naming what is wrong, never a 500", async () => {
+    upstream.always(answer)
+    const bodies: ReadonlyArray<unknown> = [
+      { model: "gpt-priced", input: [null] },
+      { model: "gpt-priced", input: [{ type: "message", role: "user", content: [null, 1] }] },
+      { model: "gpt-priced", input: [{ type: "function_call", call_id: 1, name: {}, arguments: [] }] },
+      { model: "gpt-priced", input: [{ type: "function_call_output", call_id: "c", output: [{ type: "input_image" }] }] },
+      { model: "gpt-priced", input: [{ type: "reasoning", summary: "x" }] },
+      { model: "gpt-priced", input: [{ type: "item_reference" }] },
+      { model: "gpt-priced", input: "hi", tools: [null, "x"] },
+      { model: "gpt-priced", input: "hi", tools: [{ type: "function", name: "f", parameters: [] }] },
+      { model: "gpt-priced", input: "hi", tool_choice: 7 },
+      { model: "gpt-priced", input: "hi", text: { format: { type: "json_schema", name: "x", schema: "nope" } } },
+      { model: "gpt-priced", input: "hi", metadata: { a: 1 } },
+      { model: "gpt-priced", input: "hi", previous_response_id: "" },
+      { model: "gpt-priced", input: [{ role: "user", content: [{ type: "input_file" }] }] },
+      { model: "gpt-priced", input: [{ role: "user", content: [{ type: "input_image", image_url: "data:image/png;base64,%%%" }] }] },
+      { model: ["x"], input: "hi" },
+      []
+    ]
+    for (const body of bodies) {
+      const res = await gw.postJson("/v1/responses", body)
+      expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400)
+      expect(res.status, JSON.stringify(body)).toBeLessThan(500)
+      expect(((await res.json()) as { error: { type: string } }).error.type).toBeTypeOf("string")
+    }
+  })
 })
