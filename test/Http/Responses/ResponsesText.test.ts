@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import OpenAI from "openai"
+import { anthropicMessage } from "../../support/AnthropicFixtures.ts"
 import { openAiClient } from "../../support/OpenAiClient.ts"
+import { openAiCompletion } from "../../support/OpenAiFixtures.ts"
+import { responsesBody, textMessage } from "../../support/OpenAiResponsesFixtures.ts"
 import { validateAgainst } from "../../support/OpenApiValidator.ts"
 import { responsesConfig, responsesTargets, responsesUpstreams } from "../../support/ResponsesProviders.ts"
 import { useGateway } from "../../support/UseGateway.ts"
@@ -50,5 +53,23 @@ describe("Responses: text on every provider", () => {
     expect(native.status).toBe(200)
     expect(native.headers.get("x-gateway-translation")).toBeNull()
     expect((gw.upstreams.openai.requests[0]!.body as Record<string, any>)["text"]).toEqual({ verbosity: "low" })
+  })
+
+  it("a stop at the output cap is status incomplete with incomplete_details.reason max_output_tokens, on every provider", async () => {
+    const cut: Record<string, unknown> = {
+      openai: responsesBody([{ ...textMessage("msg_cut", "Hel"), status: "incomplete" }], { status: "incomplete", incomplete: "max_output_tokens" }),
+      anthropic: anthropicMessage({ content: [{ type: "text", text: "Hel" }], stopReason: "max_tokens" }),
+      gemini: { candidates: [{ content: { role: "model", parts: [{ text: "Hel" }] }, finishReason: "MAX_TOKENS", index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 } },
+      groq: openAiCompletion({ content: "Hel", finish: "length" })
+    }
+    for (const target of responsesTargets) {
+      gw.upstreams[target.name].reply({ kind: "json", status: 200, body: cut[target.name] })
+      const response = await client.responses.create({ model: target.model, input: "Count to 100", max_output_tokens: 3 })
+      expect(response.status, target.name).toBe("incomplete")
+      expect(response.incomplete_details, target.name).toEqual({ reason: "max_output_tokens" })
+      expect(response.output_text, target.name).toBe("Hel")
+      const { output_text: _text, ...wire } = response as unknown as Record<string, unknown>
+      expect(validateAgainst("Response", wire), target.name).toEqual([])
+    }
   })
 })
