@@ -14,6 +14,7 @@ import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { errorResponse, statusOf } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
+import { capOf } from "./BodyLimits.ts"
 import { noteMeter } from "./AccessLogHook.ts"
 
 const free = () => freeAsk
@@ -93,7 +94,8 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
   decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
   respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
   worstCase?: WorstCase<A>
-) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond, worstCase)
+) =>
+  metered(scope, endpoint, Effect.flatMap(readJsonObject((table) => capOf(table, endpoint)), decode), respond, worstCase)
 
 /**
  * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form

@@ -8,6 +8,7 @@ import { GatewayError } from "../../Domain/GatewayError.ts"
 import { AppConfig } from "../../Services/Config/AppConfig.ts"
 import { tokenMatcher } from "../Admin/AdminAuth.ts"
 import { handle } from "../Handler.ts"
+import { signInCap } from "../BodyLimits.ts"
 import { readJsonObject } from "../JsonBody.ts"
 import type { RouteSignature } from "../Route.ts"
 import { type ConsoleAsset, loadConsoleAssets } from "./ConsoleAssets.ts"
@@ -43,7 +44,8 @@ const consoleLayer = (token: Redacted.Redacted<string>) => {
 
   const signIn = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const body = yield* readJsonObject
+    // Parsed only within a few KB: an unauthenticated caller cannot make the gateway read more.
+    const body = yield* readJsonObject(() => signInCap)
     const given = body["token"]
     if (typeof given !== "string" || given === "") return yield* GatewayError.invalid("Provide the admin token in 'token'.", "token")
     if (!matches(given)) return yield* GatewayError.unauthenticated("Incorrect admin token provided.", "invalid_admin_token")
