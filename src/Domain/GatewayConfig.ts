@@ -195,7 +195,12 @@ export type ServerSettings = typeof ServerSettings.Type
 
 export const AuthSettings = Schema.Struct({
   /** How long a verified key is trusted before the database is asked again (revocation delay across instances). */
-  cache_ttl_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10)
+  cache_ttl_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10),
+  /**
+   * Wrong admin tokens (on `/admin`, a console sign-in, or a forged console cookie) one client
+   * address may send per minute; past it, 429 with Retry-After until the oldest ages out.
+   */
+  failed_admin_attempts_per_minute: withDefault(PositiveInt, 10)
 })
 export type AuthSettings = typeof AuthSettings.Type
 
