@@ -39,8 +39,9 @@ const failed = (meter: RequestMeter, retryAfterMs: number) => (cause: Cause.Caus
 
 /**
  * The steps every model endpoint shares, whatever its body: the key is checked for `scope`, a
- * usage meter is opened (written when the request ends, whatever happens), the body is read
- * and decoded, and the status of a failure is put on the meter. Written as a chain rather than
+ * usage meter is opened (written when the request ends, whatever happens), admission's header
+ * check runs, the body is read (within its route's cap) and decoded, and the status of a
+ * failure is put on the meter. Written as a chain rather than
  * a generator: this runs on every request, and each step of a generator costs an iterator
  * round trip.
  */
@@ -61,7 +62,9 @@ const metered = <A extends { readonly model: string }, R1, R>(
       const requestId = requestIdOf(httpRequest)
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) => {
         noteMeter(httpRequest.source, meter)
-        return read.pipe(
+        // What the headers decide comes before the body is read: a caller already over its
+        // request rate or out of credit is refused without the gateway reading its body.
+        return Effect.andThen(admission.precheck(principal), read).pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
             // The one admission step: rate limits and the worst-case reservation, before

@@ -16,6 +16,7 @@ import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
 import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
+import { AdmissionPrecheck, creditDecidesEveryModel, headerCharges } from "./AdmissionPrecheck.ts"
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
 import { reserve, settle, singleSession } from "./BillingStore.ts"
@@ -33,6 +34,12 @@ export interface AdmissionShape {
    * no work at all) when nothing applies to the caller.
    */
   readonly admit: (principal: Principal, model: string, worstCase: () => AdmissionAsk, requestId: string) => Effect.Effect<AdmissionTicket | undefined, GatewayError>
+  /**
+   * The part of admission a request's headers decide, before its body is read (see
+   * `AdmissionPrecheck`): fails when the key or project is already over its request rate, or
+   * out of credit for every model. Charges nothing; `admit` still runs after decoding.
+   */
+  readonly precheck: (principal: Principal) => Effect.Effect<void, GatewayError>
   readonly costContext: CostContext
   /** Reloads balances and limits now (after an admin change on this instance). */
   readonly refresh: Effect.Effect<void>
@@ -56,9 +63,11 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       const storageTimeout = config.resilience.storage_timeout_ms
       const retryAfterMs = config.resilience.retry_after_seconds * 1000
       let policies: Policies = emptyPolicies
+      const early = new AdmissionPrecheck(creditDecidesEveryModel(config))
       const refresh = loadPolicies(sql).pipe(
         Effect.map((loaded) => {
           policies = loaded
+          early.forgetCredit()
         }),
         Effect.catch((error) => Effect.logWarning("billing: limits could not be reloaded; the last ones stay in force", error))
       )
@@ -106,7 +115,11 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               const headers = rateLimitHeaders(decision.states)
               if (decision.admitted) return Effect.succeed<Readonly<Record<string, string>> | undefined>(headers)
               stats.rateLimited++
-              return Effect.fail(rateLimited(decision, headers))
+              const refused = rateLimited(decision, headers)
+              return Effect.andThen(
+                Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => early.noteRateRefusal(charges, decision, refused, now))),
+                Effect.fail(refused)
+              )
             }),
             Effect.catchTag("WindowStoreFailure", (failure) => {
               stats.rateLimitStoreFailures++
@@ -131,7 +144,15 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
                   return Effect.succeed(true)
                 }
                 if (outcome._tag === "Unbilled") return Effect.succeed(false)
-                return Effect.andThen(release(0), Effect.fail(billingRefused(stats, outcome.refusal, amount)))
+                const refused = billingRefused(stats, outcome.refusal, amount)
+                const scope = outcome.refusal.which === "key_limit" ? `k:${principal.keyId}` : `p:${principal.projectId}`
+                return Effect.andThen(
+                  release(0),
+                  Effect.andThen(
+                    Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => early.noteCreditRefusal(scope, outcome.refusal.available, refused, now))),
+                    Effect.fail(refused)
+                  )
+                )
               }
             })
           )
@@ -146,8 +167,25 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           })))
       }
 
+      const precheck: AdmissionShape["precheck"] = (principal) => {
+        const project = policies.projects.get(principal.projectId)
+        if (project?.billed !== true && !hasRateLimits(policies, defaults, principal)) return Effect.void
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const remembered = early.refusal(principal, now)
+          if (remembered !== undefined) return Effect.fail(remembered)
+          if (store.peek === undefined) return Effect.void
+          const charges = headerCharges(chargesOf(policies, defaults, { projectId: principal.projectId, keyId: principal.keyId, model: "" }, 1))
+          if (charges.length === 0) return Effect.void
+          const decision = store.peek(charges, now)
+          if (decision.admitted) return Effect.void
+          stats.rateLimited++
+          return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states)))
+        })
+      }
+
       return Admission.of({
         admit,
+        precheck,
         costContext: { config, model: (id) => catalog.find(id)?.config },
         refresh,
         stats,

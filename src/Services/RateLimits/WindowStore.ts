@@ -19,6 +19,8 @@ export interface WindowStore {
   readonly name: "memory" | "redis" | "postgres"
   readonly acquire: (charges: ReadonlyArray<WindowCharge>, ticket: string) => Effect.Effect<WindowDecision, WindowStoreFailure>
   readonly adjust: (ticket: string, corrections: ReadonlyArray<WindowCorrection>) => Effect.Effect<void, WindowStoreFailure>
+  /** What `acquire` would decide, without charging: only stores that answer at once (this process's own). */
+  readonly peek?: (charges: ReadonlyArray<WindowCharge>, now: number) => WindowDecision
   /** Drops entries of windows nobody was charged against for a minute (stores that do not expire keys themselves). */
   readonly sweep?: Effect.Effect<void, WindowStoreFailure>
 }
@@ -27,6 +29,7 @@ export const memoryWindowStore = (): WindowStore => {
   const windows = new SlidingWindows()
   return {
     name: "memory",
+    peek: (charges, now) => windows.peek(charges, now),
     acquire: (charges, ticket) => Effect.map(Clock.currentTimeMillis, (now) => windows.acquire(charges, ticket, now)),
     adjust: (ticket, corrections) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
