@@ -63,9 +63,11 @@ export const adminRefusal = (token: Redacted.Redacted<string>, gate: Effect.Succ
     Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
       const now = Date.now()
       const client = clientOf(request)
+      // A signed cookie cannot be guessed, so a valid session is never locked out by others'
+      // failures from the same address; a forged one still counts as a failure.
+      if (Redacted.value(credential) === "") return sessionRefusal(sessions, store, request, now, () => throttle.failed(client, now))
       const throttled = throttle.refusal(client, now)
       if (throttled !== undefined) return Effect.succeed(throttled)
-      if (Redacted.value(credential) === "") return sessionRefusal(sessions, store, request, now, () => throttle.failed(client, now))
       const refused = refusal(matches, credential)
       if (refused?.reason._tag === "Unauthenticated" && refused.reason.code === "invalid_admin_token") throttle.failed(client, now)
       return Effect.succeed(refused)

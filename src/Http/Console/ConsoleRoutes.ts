@@ -75,8 +75,6 @@ const consoleLayer = (token: Redacted.Redacted<string>) => Layer.unwrap(Effect.m
     const request = yield* HttpServerRequest.HttpServerRequest
     const now = Date.now()
     const client = clientOf(request)
-    const throttled = throttle.refusal(client, now)
-    if (throttled !== undefined) return yield* throttled
     const refused = yield* sessionRefusal(sessions, store, request, now, () => throttle.failed(client, now))
     if (refused !== undefined) return yield* refused
     const value = request.cookies[sessionCookie] ?? ""
