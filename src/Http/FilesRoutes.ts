@@ -148,6 +148,8 @@ const content = withUser(
 // Types a browser would run or render as a page (markup, scripts, styles) are sent as plain
 // bytes: the stored type came from the uploader, and the gateway's origin must never serve
 // their page. Everything else keeps its type; nothing is sniffed either way.
+const token = /^[\w.+-]+\/[\w.+-]+$/
+const withParameters = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\u0000-\u001f]*"|[\w.+-]+))*$/
 const activeType = /^(text\/(html|xml|javascript|ecmascript|css|xsl)|application\/(xhtml\+xml|xml|javascript|ecmascript|x-javascript|xslt\+xml)|image\/svg\+xml|multipart\/)|\+xml$/i
 
 /** The Content-Type `/v1/files/{id}/content` answers with for a stored type. */
@@ -156,8 +158,6 @@ export const servedContentType = (stored: string): string => {
   if (activeType.test(mediaType) || !token.test(mediaType)) return "application/octet-stream"
   return withParameters.test(stored) ? stored : mediaType
 }
-const token = /^[\w.+-]+\/[\w.+-]+$/
-const withParameters = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\u0000-\u001f]*"|[\w.+-]+))*$/
 
 const downloadHeaders = { "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'; sandbox" }
 
