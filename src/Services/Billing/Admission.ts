@@ -112,14 +112,11 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           ? Effect.succeed<Readonly<Record<string, string>> | undefined>(undefined)
           : store.acquire(charges, requestId).pipe(
             Effect.flatMap((decision) => {
+              early.noteStates(decision.states)
               const headers = rateLimitHeaders(decision.states)
               if (decision.admitted) return Effect.succeed<Readonly<Record<string, string>> | undefined>(headers)
               stats.rateLimited++
-              const refused = rateLimited(decision, headers)
-              return Effect.andThen(
-                Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => early.noteRateRefusal(charges, decision, refused, now))),
-                Effect.fail(refused)
-              )
+              return Effect.fail(rateLimited(decision, headers))
             }),
             Effect.catchTag("WindowStoreFailure", (failure) => {
               stats.rateLimitStoreFailures++
@@ -167,19 +164,27 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           })))
       }
 
+      // Asks the windows only for a caller last seen at a limit; a store that does not answer
+      // leaves the decision (and its `on_store_failure` policy) to the full admission.
       const precheck: AdmissionShape["precheck"] = (principal) => {
         const project = policies.projects.get(principal.projectId)
         if (project?.billed !== true && !hasRateLimits(policies, defaults, principal)) return Effect.void
         return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const remembered = early.refusal(principal, now)
-          if (remembered !== undefined) return Effect.fail(remembered)
-          if (store.peek === undefined) return Effect.void
+          const broke = early.creditRefusal(principal, now)
+          if (broke !== undefined) return Effect.fail(broke)
           const charges = headerCharges(chargesOf(policies, defaults, { projectId: principal.projectId, keyId: principal.keyId, model: "" }, 1))
-          if (charges.length === 0) return Effect.void
-          const decision = store.peek(charges, now)
-          if (decision.admitted) return Effect.void
-          stats.rateLimited++
-          return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states)))
+          if (!early.mayBeLimited(charges)) return Effect.void
+          return store.peek(charges).pipe(
+            Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.succeed(undefined) }),
+            Effect.catchTag("WindowStoreFailure", () => Effect.succeed(undefined)),
+            Effect.flatMap((decision) => {
+              if (decision === undefined) return Effect.void
+              early.noteStates(decision.states)
+              if (decision.admitted) return Effect.void
+              stats.rateLimited++
+              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states)))
+            })
+          )
         })
       }
 

@@ -1,7 +1,7 @@
 import type { Principal } from "../../Domain/ApiKey.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
 import type { GatewayConfig } from "../../Domain/GatewayConfig.ts"
-import type { WindowCharge, WindowDecision } from "../RateLimits/SlidingWindows.ts"
+import type { WindowCharge, WindowState } from "../RateLimits/SlidingWindows.ts"
 
 /** How long a project or key that had no credit left is refused before its body is read. */
 const brokeMs = 1_000
@@ -9,41 +9,46 @@ const brokeMs = 1_000
 /**
  * What admission knows from a request's headers alone, before its body is read: whether the
  * caller is already refused. The model is in the body, so only what holds for every model is
- * decided here: the key's and project's request windows (a request always weighs 1 there), and a
- * project or key whose credit or spend limit had nothing left a moment ago, when the catalogue
- * has no free model it could still use. Everything else waits for the full admission after the
- * body is decoded, which remains the one that charges.
+ * decided here: the key's and project's windows (a request always weighs at least one request and
+ * one token there), and a project or key whose credit or spend limit had nothing left a moment ago,
+ * when the catalogue has no free model it could still use. Everything else waits for the full
+ * admission after the body is decoded, which remains the one that charges.
  *
- * For stores that can answer at once (the process's own windows), the windows are peeked
- * exactly; for shared stores (Redis, Postgres), a refusal is remembered until its Retry-After,
- * only when a request window alone refused it (so the wait is that window's own).
+ * The windows are asked (`WindowStore.peek`, which charges nothing) only for a caller this
+ * instance last saw at a limit: every other request pays no store call for it. Another instance
+ * may fill a window meanwhile; then the first request here reads its body and is refused by the
+ * full admission, and the ones after it from their headers.
  */
 export class AdmissionPrecheck {
-  private readonly blocked = new Map<string, { readonly until: number; readonly error: GatewayError }>()
+  /** Key and project windows whose last known state had nothing left. */
+  private readonly atLimit = new Set<string>()
   private readonly broke = new Map<string, { readonly until: number; readonly error: GatewayError }>()
-
   private readonly creditDecides: boolean
 
   constructor(creditDecides: boolean) {
     this.creditDecides = creditDecides
   }
 
-  /** The refusal a request of `principal` gets from its headers, or undefined. */
-  refusal(principal: Principal, now: number): GatewayError | undefined {
-    if (this.blocked.size > 0) {
-      const found = this.live(this.blocked, `k:${principal.keyId}:r`, now) ?? this.live(this.blocked, `p:${principal.projectId}:r`, now)
-      if (found !== undefined) return found
-    }
-    if (this.broke.size > 0) return this.live(this.broke, `k:${principal.keyId}`, now) ?? this.live(this.broke, `p:${principal.projectId}`, now)
-    return undefined
+  /** Whether any of `charges` was at its limit when last seen: only then are the windows asked. */
+  mayBeLimited(charges: ReadonlyArray<WindowCharge>): boolean {
+    if (this.atLimit.size === 0) return false
+    for (const charge of charges) if (this.atLimit.has(charge.id)) return true
+    return false
   }
 
-  /** A refusal by the rate-limit store: remembered when one request window alone refused it. */
-  noteRateRefusal(charges: ReadonlyArray<WindowCharge>, decision: Extract<WindowDecision, { admitted: false }>, error: GatewayError, now: number): void {
-    const refusing = decision.states.filter((state, i) => state.remaining < (charges[i]?.weight ?? 0))
-    const only = refusing.length === 1 ? refusing[0]! : undefined
-    if (only === undefined || !only.id.endsWith(":r") || only.id.startsWith("m:")) return
-    this.blocked.set(only.id, { until: now + decision.retryAfterMs, error })
+  /** Notes what a decision (admitted or not) left in each window. */
+  noteStates(states: ReadonlyArray<WindowState>): void {
+    for (const state of states) {
+      if (state.id.startsWith("m:")) continue
+      if (state.remaining <= 0) this.atLimit.add(state.id)
+      else this.atLimit.delete(state.id)
+    }
+  }
+
+  /** The "no credit left" refusal a request of `principal` gets from its headers, or undefined. */
+  creditRefusal(principal: Principal, now: number): GatewayError | undefined {
+    if (this.broke.size === 0) return undefined
+    return this.live(`k:${principal.keyId}`, now) ?? this.live(`p:${principal.projectId}`, now)
   }
 
   /** A billing refusal with nothing left (not merely too little for this request). */
@@ -56,11 +61,11 @@ export class AdmissionPrecheck {
     this.broke.clear()
   }
 
-  private live(map: Map<string, { readonly until: number; readonly error: GatewayError }>, id: string, now: number) {
-    const entry = map.get(id)
+  private live(id: string, now: number): GatewayError | undefined {
+    const entry = this.broke.get(id)
     if (entry === undefined) return undefined
     if (entry.until > now) return entry.error
-    map.delete(id)
+    this.broke.delete(id)
     return undefined
   }
 }
