@@ -25,7 +25,7 @@ export interface JsonShapeLimits {
 const mib = 1024 * 1024
 
 export const bodyLimitTable = (server: Pick<ServerSettings, "body_limit_mb" | "body_limits">): BodyLimitTable => ({
-  chat: { bytes: server.body_limit_mb * mib, route: "/v1/chat/completions", key: "server.body_limit_mb" },
+  chat: { bytes: server.body_limit_mb * mib, route: "chat requests (/v1/chat/completions, /v1/messages)", key: "server.body_limit_mb" },
   embeddings: { bytes: server.body_limits.embeddings_mb * mib, route: "/v1/embeddings", key: "server.body_limits.embeddings_mb" },
   images: { bytes: server.body_limits.images_mb * mib, route: "/v1/images and /v1/images/generations", key: "server.body_limits.images_mb" },
   decisions: { bytes: server.body_limits.decisions_mb * mib, route: "/v1/decisions", key: "server.body_limits.decisions_mb" },
