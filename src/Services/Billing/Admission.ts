@@ -167,13 +167,16 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       // Asks the windows only for a caller last seen at a limit; a store that does not answer
       // leaves the decision (and its `on_store_failure` policy) to the full admission.
       const precheck: AdmissionShape["precheck"] = (principal) => {
+        // Nothing remembered about anyone (the usual case): nothing to ask, no work at all.
+        if (!early.remembersAnything()) return Effect.void
         const project = policies.projects.get(principal.projectId)
         if (project?.billed !== true && !hasRateLimits(policies, defaults, principal)) return Effect.void
+        const charges = headerCharges(chargesOf(policies, defaults, { projectId: principal.projectId, keyId: principal.keyId, model: "" }, 1))
+        const limited = early.mayBeLimited(charges)
         return Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const broke = early.creditRefusal(principal, now)
           if (broke !== undefined) return Effect.fail(broke)
-          const charges = headerCharges(chargesOf(policies, defaults, { projectId: principal.projectId, keyId: principal.keyId, model: "" }, 1))
-          if (!early.mayBeLimited(charges)) return Effect.void
+          if (!limited) return Effect.void
           return store.peek(charges).pipe(
             Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.succeed(undefined) }),
             Effect.catchTag("WindowStoreFailure", () => Effect.succeed(undefined)),

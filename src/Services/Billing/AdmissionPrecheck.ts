@@ -29,6 +29,11 @@ export class AdmissionPrecheck {
     this.creditDecides = creditDecides
   }
 
+  /** Whether any window was at its limit, or any caller out of credit, when last seen. */
+  remembersAnything(): boolean {
+    return this.atLimit.size > 0 || this.broke.size > 0
+  }
+
   /** Whether any of `charges` was at its limit when last seen: only then are the windows asked. */
   mayBeLimited(charges: ReadonlyArray<WindowCharge>): boolean {
     if (this.atLimit.size === 0) return false
