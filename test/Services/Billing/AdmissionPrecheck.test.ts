@@ -21,12 +21,15 @@ describe("admission from the headers", () => {
 
   it("asks the windows only for a caller last seen at a limit, and forgets it once there is room", () => {
     const early = new AdmissionPrecheck(false)
+    expect(early.remembersAnything()).toBe(false)
     expect(early.mayBeLimited(charges)).toBe(false)
     early.noteStates([{ id: "k:key_1:r", limit: 2, remaining: 0, resetMs: 1 }, { id: "m:proj_1:gpt", limit: 1, remaining: 0, resetMs: 1 }])
     expect(early.mayBeLimited(charges)).toBe(true)
     expect(early.mayBeLimited([{ id: "k:key_2:r", limit: 2, weight: 1 }])).toBe(false)
+    expect(early.remembersAnything()).toBe(true)
     early.noteStates([{ id: "k:key_1:r", limit: 2, remaining: 1, resetMs: 1 }])
     expect(early.mayBeLimited(charges)).toBe(false)
+    expect(early.remembersAnything()).toBe(false)
     // A model's window is never decided from headers (the model is in the body).
     expect(early.mayBeLimited([{ id: "m:proj_1:gpt", limit: 1, weight: 1 }])).toBe(false)
   })
