@@ -19,7 +19,8 @@ import { keepAliveFrame } from "../Streams/SseEncoder.ts"
 import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
 
 /** The body decoded, its stored context resolved, as the neutral request the chat pipeline routes. */
-const readCall = Effect.flatMap(Effect.flatMap(readJsonObject, decodeResponsesRequest), (create) =>
+// The chat routes' body cap (`server.body_limit_mb`): a Responses request carries what a chat request does.
+const readCall = Effect.flatMap(Effect.flatMap(readJsonObject((table) => table.chat), decodeResponsesRequest), (create) =>
   Effect.flatMap(Effect.service(Responses), (responses) =>
     Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => responses.prepare(create, principal.projectId))))
 

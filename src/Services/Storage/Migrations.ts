@@ -8,7 +8,8 @@ import usageLedgerSafety from "./migrations/0006_usage_ledger_safety.ts"
 import generatedImages from "./migrations/0008_generated_images.ts"
 import billing from "./migrations/0009_billing.ts"
 import rateWindows from "./migrations/0010_rate_windows.ts"
-import storedResponses from "./migrations/0012_stored_responses.ts"
+import consoleSessions from "./migrations/0012_console_sessions.ts"
+import storedResponses from "./migrations/0013_stored_responses.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -21,7 +22,8 @@ export const migrations = Migrator.fromRecord({
   "0008_generated_images": generatedImages,
   "0009_billing": billing,
   "0010_rate_windows": rateWindows,
-  "0012_stored_responses": storedResponses
+  "0012_console_sessions": consoleSessions,
+  "0013_stored_responses": storedResponses
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })
