@@ -7,7 +7,7 @@ import { validateStreamEvent } from "../../support/ResponsesSchemas.ts"
 import { useGateway } from "../../support/UseGateway.ts"
 import { billingConfig } from "../BillingSupport.ts"
 
-const token = "admin-token-responses-errors"
+const token = "admin-token-responses-errors-0123456789"
 
 const answer = { kind: "json" as const, status: 200, body: responsesBody([textMessage("msg_1", "Hello there!")]) }
 
