@@ -5,6 +5,7 @@ import type { FilePart, ImageUrlPart, UserContentPart } from "../../Domain/ChatC
 import type { ChatMessage } from "../../Domain/ChatMessage.ts"
 import type { ChatRequest } from "../../Domain/ChatRequest.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
+import { isBase64From } from "../../Domain/InlineData.ts"
 import { Extractor } from "../Files/Extractor.ts"
 import { Files } from "../Files/Files.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
@@ -31,7 +32,11 @@ const base64Payload = (data: string): string => {
   return comma === -1 ? data : data.slice(comma + 1)
 }
 
-const isBase64 = (value: string): boolean => /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(value)
+/** Trailing whitespace is allowed, and nothing at all (an empty file); the rest is checked in one pass. */
+const isBase64 = (value: string): boolean => {
+  const payload = value.trimEnd()
+  return payload === "" || isBase64From(payload, 0)
+}
 
 /**
  * Turns every `file` part into a resolved document before routing (spec 2.3): bytes from this
@@ -94,7 +99,7 @@ export class DocumentResolver extends Context.Service<
           const extracted = yield* extractor
             .extract({ bytes: source.bytes, filename: source.filename, mimeType: source.mimeType })
             .pipe(Effect.mapError((error) => withParam(error, `${path}.file`)))
-          const hasText = extracted.text.replace(/--- Page \d+[^\n]*---/g, "").trim() !== ""
+          const hasText = (extracted.pageTexts ?? [extracted.text]).some((page) => page.trim() !== "")
           if (extracted.scanned && !hasText && !needs.vision) {
             return yield* GatewayError.invalid(
               `'${source.filename}' is a scanned PDF with no text layer; it needs a vision-capable model.`,

@@ -67,7 +67,9 @@ export const formatPath = (path: Path): string =>
     ""
   )
 
-const interpolationPattern = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+// A default ends at the first `}` and never spans another `${`: each scan stops there, so the
+// pattern stays linear on a value with many unclosed `${`.
+const interpolationPattern = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-((?:[^}$]|\$(?!\{))*))?\}/g
 
 /**
  * Replaces `${VAR}` and `${VAR:-default}` inside string values (never in keys), after YAML

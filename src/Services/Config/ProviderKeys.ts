@@ -1,7 +1,8 @@
 import * as Redacted from "effect/Redacted"
 import type { GatewayConfig, ProviderConfig } from "../../Domain/GatewayConfig.ts"
 
-const variablePattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/
+// As GatewayConfigLoader's pattern: a default never spans another `${`, which keeps it linear.
+const variablePattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(?:[^}$]|\$(?!\{))*)?\}/
 
 /**
  * Provider id -> the environment variable its `api_key` reads (`${OPENAI_API_KEY:-}`), from the

@@ -2,6 +2,7 @@ import CFB from "cfb"
 import type { ExtractedContent } from "../../../Domain/ExtractedDocument.ts"
 import { documentTypes } from "./DocumentTypes.ts"
 import { fail, guard } from "./ExtractionFailure.ts"
+import { attributeOf, markupTokens } from "./MarkupTokens.ts"
 import { tidy } from "./PagedText.ts"
 import { pdfText } from "./PdfText.ts"
 import { unescapeXml } from "./UnescapeXml.ts"
@@ -13,18 +14,26 @@ const xmlIndexes = ["index.xml", "index.apxl"]
 /** iWork 2013+ keeps its content in IWA (snappy-compressed protobuf) files no library reads. */
 const iwaMarkers = ["Index/Document.iwa", "Index.zip"]
 
+const lineBreaks = new Set(["sf:br", "sf:lnbr", "sf:pgbr", "sf:crbr", "sf:intratopicbr"])
+const blockEnds = new Set(["sf:p", "sf:li", "sf:cell"])
+
 /**
  * Text of an iWork '09 XML index: paragraph and line-break elements become newlines, table
  * cell strings (kept in `sfa:s` attributes) their own lines, every other tag is dropped.
  */
-const xmlIndexText = (xml: string): string =>
-  unescapeXml(
-    xml
-      .replace(/<sf:ct\b[^>]*\bsfa:s="([^"]*)"[^>]*>/g, "\n$1\n")
-      .replace(/<sf:(br|lnbr|pgbr|crbr|intratopicbr)\b[^>]*\/>/g, "\n")
-      .replace(/<\/sf:(p|li|cell)>/g, "\n")
-      .replace(/<[^>]*>/g, "")
-  )
+const xmlIndexText = (xml: string): string => {
+  const out: Array<string> = []
+  for (const token of markupTokens(xml)) {
+    if (token._tag === "Text") out.push(token.text)
+    else if (token.closing) {
+      if (blockEnds.has(token.name)) out.push("\n")
+    } else if (token.name === "sf:ct") {
+      const cell = attributeOf(token.inside, "sfa:s")
+      if (cell !== undefined) out.push(`\n${cell}\n`)
+    } else if (token.selfClosing && lineBreaks.has(token.name)) out.push("\n")
+  }
+  return unescapeXml(out.join(""))
+}
 
 /**
  * Apple Pages, Keynote and Numbers files are ZIP bundles. What they expose is read: the XML

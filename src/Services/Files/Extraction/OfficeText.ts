@@ -3,6 +3,7 @@ import { type OfficeContentNode, OfficeParser, type OfficeParserConfig } from "o
 import WordExtractor from "word-extractor"
 import type { ExtractedContent } from "../../../Domain/ExtractedDocument.ts"
 import { documentTypes } from "./DocumentTypes.ts"
+import { markupTokens } from "./MarkupTokens.ts"
 import { ExtractionFailure, fail, guard } from "./ExtractionFailure.ts"
 import { pagedText, tidy } from "./PagedText.ts"
 import { unescapeXml } from "./UnescapeXml.ts"
@@ -76,22 +77,22 @@ const mammothHtmlText = (html: string): string => {
     lines.push(line)
     line = ""
   }
-  for (const [, closing, tagName, text] of html.matchAll(/<(\/?)([a-zA-Z0-9]+)[^>]*>|([^<]+)/g)) {
-    if (text !== undefined) {
-      line += unescapeXml(text)
+  for (const token of markupTokens(html)) {
+    if (token._tag === "Text") {
+      line += unescapeXml(token.text)
       continue
     }
-    const tag = (tagName ?? "").toLowerCase()
+    const { name: tag, closing } = token
     if (tag === "td" || tag === "th") {
-      cellDepth += closing === "/" ? -1 : 1
-      if (closing === "/" && cellDepth === 0) {
+      cellDepth += closing ? -1 : 1
+      if (closing && cellDepth === 0) {
         row.push(line.replace(/\s+/g, " ").trim())
         line = ""
-      } else if (closing === "/") line += " | "
-    } else if (tag === "tr" && closing === "/" && cellDepth === 0) {
+      } else if (closing) line += " | "
+    } else if (tag === "tr" && closing && cellDepth === 0) {
       lines.push(row.join(" | "))
       row = []
-    } else if (tag === "br" || (closing === "/" && lineEnders.has(tag))) {
+    } else if (tag === "br" || (closing && lineEnders.has(tag))) {
       if (cellDepth > 0) line += " "
       else if (line !== "") endLine()
     }
