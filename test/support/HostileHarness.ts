@@ -118,7 +118,7 @@ export const startHostileGateway = async (options: HostileOptions = {}): Promise
   const child = await startGatewayProcess({
     storage,
     configFile,
-    env: { GATEWAY_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", ...options.env },
+    env: { GATEWAY_ADMIN_TOKEN: adminToken, ...options.env },
     nodeArgs: ["--import", NodePath.join(here, "LoopMonitor.ts")],
     ipc: true
   })
