@@ -1,7 +1,8 @@
-import CFB from "cfb"
 import type { ExtractedContent } from "../../../Domain/ExtractedDocument.ts"
 import { documentTypes } from "./DocumentTypes.ts"
-import { fail, guard } from "./ExtractionFailure.ts"
+import type { ExtractionLimits } from "./ExtractionLimits.ts"
+import { fail } from "./ExtractionFailure.ts"
+import { unzipGuarded } from "./GuardedZip.ts"
 import { attributeOf, markupTokens } from "./MarkupTokens.ts"
 import { tidy } from "./PagedText.ts"
 import { pdfText } from "./PdfText.ts"
@@ -40,21 +41,19 @@ const xmlIndexText = (xml: string): string => {
  * index of iWork '09, else the QuickLook PDF preview newer versions may embed (through the
  * PDF reader; it can be only the first page). A bundle with neither is refused with advice.
  */
-export const iworkText = async (format: IworkFormat, bytes: Uint8Array): Promise<ExtractedContent> => {
+export const iworkText = async (format: IworkFormat, bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractedContent> => {
   const type = documentTypes[format]
-  const bundle = await guard(type.name, () => CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: "buffer" }))
-  const entries = bundle.FullPaths.map((path, i) => ({ path: path.replace(/^[^/]*\//, ""), entry: bundle.FileIndex[i] }))
-  const find = (name: string) =>
-    entries.find(({ path, entry }) => entry !== undefined && entry.type === 2 && (path === name || path.endsWith(`/${name}`)))?.entry
+  const parts = unzipGuarded(bytes, limits.zip, type.name)
+  const find = (name: string) => parts.find((part) => part.name === name || part.name.endsWith(`/${name}`))
 
   const index = xmlIndexes.map(find).find((e) => e !== undefined)
   if (index !== undefined) {
-    const xml = new TextDecoder("utf-8").decode(Uint8Array.from(index.content))
+    const xml = new TextDecoder("utf-8").decode(index.bytes)
     return { format, mimeType: type.mimeType, text: tidy(xmlIndexText(xml)), pages: null, pageTexts: null, scanned: false, scannedPages: [] }
   }
   const preview = find("QuickLook/Preview.pdf")
   if (preview !== undefined) {
-    const fromPdf = await pdfText(Uint8Array.from(preview.content))
+    const fromPdf = await pdfText(preview.bytes, limits.maxPages)
     return { ...fromPdf, format, mimeType: type.mimeType }
   }
   if (iwaMarkers.some((name) => find(name) !== undefined)) {
