@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ExtractedDocument } from "../../Domain/ExtractedDocument.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
-import { detectFormat } from "./Extraction/DetectFormat.ts"
+import { type Detection, detectFormat } from "./Extraction/DetectFormat.ts"
+import { detectInPlaceBytes, detectJob } from "./Extraction/DetectJob.ts"
 import { documentTypes } from "./Extraction/DocumentTypes.ts"
 import { type CachedOutcome, type ExtractionCache, makeExtractionCache } from "./Extraction/ExtractionCache.ts"
 import { failureCodes, type FailureInfo } from "./Extraction/ExtractionFailure.ts"
@@ -74,9 +75,22 @@ const make = (cache: ExtractionCache | undefined) =>
       )
     }
 
+    /** Small documents are detected in place; a large one's text decoding runs in the slot's worker. */
+    const detect = (run: SlotRunner, input: ExtractInput): Effect.Effect<Detection> => {
+      if (input.bytes.length <= detectInPlaceBytes) return Effect.promise(() => detectFormat(input))
+      const job = { bytes: input.bytes, filename: input.filename, mimeType: input.mimeType }
+      return Effect.flatMap(run({ _tag: "Job", module: detectJob.module, input: job }), (outcome) =>
+        outcome._tag === "Computed"
+          ? Effect.succeed(outcome.value as Detection)
+          : outcome._tag === "Failed"
+          ? Effect.succeed<Detection>({ _tag: "Rejected", failure: outcome.failure })
+          : Effect.die(new Error(`unexpected detection outcome ${outcome._tag}`))
+      )
+    }
+
     const extractInSlot = (run: SlotRunner, input: ExtractInput) =>
       Effect.gen(function* () {
-        const detection = yield* Effect.promise(() => detectFormat(input))
+        const detection = yield* detect(run, input)
         yield* Effect.annotateCurrentSpan({ "document.detected": detection._tag === "Binary" ? detection.format : detection._tag })
         switch (detection._tag) {
           case "Rejected":
