@@ -24,14 +24,16 @@ describe("regular expressions", () => {
         "const a = /x+y/g",
         'const digits = "\\\\d+"',
         "const b = new RegExp(`^${digits}$`, \"i\")",
-        "const c = RegExp(process.env.X ?? \"\")"
+        "const c = RegExp(process.env.X ?? \"\")",
+        "const d = new RegExp(a.source, \"y\")"
       ].join("\n"),
       "Sample.ts"
     )
     expect(found.map((r) => [r.line, r.pattern, r.flags])).toEqual([
       [1, "x+y", "g"],
       [3, "^\\d+$", "i"],
-      [4, undefined, ""]
+      [4, undefined, ""],
+      [5, "x+y", "y"]
     ])
   })
 

@@ -53,12 +53,20 @@ const stringConstants = (program: Node): Map<string, Node> => {
   return out
 }
 
-/** The string value of a literal, a template of folded constants, or `a + b`; undefined otherwise. */
+/** The string value of a literal, a template of folded constants, `a + b` or `regex.source`; undefined otherwise. */
 const fold = (node: Node | undefined, constants: Map<string, Node>, depth = 0): string | undefined => {
   if (node === undefined || depth > 20) return undefined
   switch (node.type) {
     case "Literal":
       return typeof node["value"] === "string" ? node["value"] : undefined
+    case "MemberExpression": {
+      // `other.source`, where `other` is a regex literal of the module.
+      const object = node["object"] as Node
+      const property = node["property"] as Node
+      if (object.type !== "Identifier" || property.type !== "Identifier" || property["name"] !== "source") return undefined
+      const regex = constants.get(object["name"] as string)?.["regex"] as { readonly pattern: string } | undefined
+      return regex?.pattern
+    }
     case "Identifier":
       return fold(constants.get(node["name"] as string), constants, depth + 1)
     case "TemplateLiteral": {
