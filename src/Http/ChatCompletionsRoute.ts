@@ -1,104 +1,21 @@
-import type { ServerResponse } from "node:http"
-import type * as Arr from "effect/Array"
-import * as Cause from "effect/Cause"
-import * as Channel from "effect/Channel"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
-import type { GatewayError } from "../Domain/GatewayError.ts"
 import { ChatCompletions } from "../Services/Chat/ChatCompletions.ts"
-import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
-import type { RequestMeter } from "../Services/Usage/UsageMeter.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
-import { firstWithin, type IdleTicker, idleTicker } from "../Streams/KeepAlive.ts"
-import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
+import type { SseFraming } from "../Streams/SseBody.ts"
+import { doneFrame, encodeDataBatch, errorFrame } from "../Streams/SseEncoder.ts"
 import { meteredEndpoint } from "./MeteredEndpoint.ts"
-import { serverResponseOf } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
+import { sseResponse } from "./SseResponse.ts"
 
-const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no" }
-
-type Frames = Arr.NonEmptyReadonlyArray<Uint8Array>
-
-/**
- * SSE for a chat stream. The first frame decides the answer: a failure before any byte is
- * still a proper HTTP error; after it, failures become the spec 6.6 error frame. The stream is
- * pulled in the request's scope directly (`Stream.toPull` would re-provide every service to
- * every pull). A silent upstream gets keep-alive comments: as the first frame while nothing
- * was sent, then written beside the body (see KeepAlive.ts).
- */
-const streamResponse = (chunks: Stream.Stream<ChunkWire, GatewayError>, meter: RequestMeter) =>
-  Effect.flatMap(Effect.context<GatewayConfigFile | Scope.Scope | HttpServerRequest.HttpServerRequest>(), (context) => {
-    const keepAliveMs = Context.get(context, GatewayConfigFile).config.server.keepalive_seconds * 1000
-    const scope = Context.get(context, Scope.Scope)
-    return Effect.flatMap(Channel.toPullScoped(chunks.channel, scope), (pull) => {
-      const encoded = Effect.map(pull, (batch): Frames => [encodeDataBatch(batch)])
-      let finished = false
-      const last = (...tail: Frames) => {
-        finished = true
-        return Effect.succeed(tail)
-      }
-      const orEnding = (read: Effect.Effect<Frames, GatewayError | Cause.Done>) =>
-        Effect.catch(read, (error) => (Cause.isDone(error) ? last(doneFrame) : last(errorFrame(error.reason.message), doneFrame)))
-      let pending: Fiber.Fiber<Frames, GatewayError | Cause.Done> | undefined
-      let ticker: IdleTicker | undefined
-      const response = serverResponseOf(Context.get(context, HttpServerRequest.HttpServerRequest))
-      // Built once per stream and run for every batch.
-      const encodedOrEnding = orEnding(encoded)
-      // After the first frame: the rest, then [DONE]; a failure becomes the error frame and [DONE].
-      const rest = Effect.suspend(() => {
-        if (finished) return Cause.done()
-        // Asked for more right after writing the previous frames.
-        ticker?.touch()
-        if (pending === undefined) return encodedOrEnding
-        const first = pending
-        pending = undefined
-        return orEnding(Fiber.join(first))
-      })
-      // Interrupted while the client is still connected: the server is stopping (the shutdown
-      // grace ran out). The client gets the error frame and [DONE] before the close, written
-      // straight to the socket, since the interrupted stream can emit nothing more.
-      const restOrCut = response === undefined ? rest : Effect.onInterrupt(rest, () => Effect.sync(() => cutOff(response)))
-      const start = (first: Frames) => {
-        let sent = false
-        const body = Effect.suspend(() => {
-          if (sent) return restOrCut
-          sent = true
-          return Effect.succeed(first)
-        })
-        const ready = HttpServerResponse.stream(Stream.fromPull(Effect.succeed(body)), {
-          contentType: "text/event-stream",
-          headers: { ...sseHeaders, ...routeHeaders(meter) }
-        })
-        if (response === undefined) return Effect.succeed(ready)
-        // Keep-alives beside the body, on Node only.
-        const beside = idleTicker(keepAliveMs, () => {
-          if (response.headersSent && !response.writableEnded && !response.destroyed) response.write(keepAliveFrame)
-        })
-        ticker = beside
-        return Effect.as(Scope.addFinalizer(scope, Effect.sync(beside.stop)), ready)
-      }
-      return Effect.flatMap(firstWithin(encoded, keepAliveMs, scope), (first) => {
-        if (first._tag === "Done") return Effect.flatMap(Effect.catchTag(first.exit, "Done", () => last(doneFrame)), start)
-        pending = first.fiber
-        return start([keepAliveFrame])
-      })
-    })
-  })
-
-const stoppedMessage = "The gateway stopped before this stream ended; retry the request."
-
-const cutOff = (response: ServerResponse) => {
-  if (!response.headersSent || response.writableEnded || response.destroyed) return
-  response.write(errorFrame(stoppedMessage))
-  response.end(doneFrame)
+/** Spec 6.3/6.6: `data:` frames, `data: [DONE]` at the end, the error frame before it when the stream fails. */
+const chatFraming: SseFraming<ChunkWire> = {
+  encode: encodeDataBatch,
+  end: [doneFrame],
+  failed: (message) => [errorFrame(message), doneFrame]
 }
 
 const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
@@ -106,7 +23,7 @@ const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (requ
     Effect.flatMap((result) =>
       result._tag === "Json"
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-        : streamResponse(result.chunks, meter)
+        : sseResponse(result.chunks, chatFraming, () => routeHeaders(meter))
     )
   ), chatWorstCase)
 
