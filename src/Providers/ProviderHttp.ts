@@ -87,7 +87,11 @@ const targetOf = (url: string) => {
   return target
 }
 
-/** The body of a streamed answer: every chunk buffered since the last read, as one element array. */
+/**
+ * The body of a streamed answer: every chunk buffered since the last read, as one element array.
+ * It waits (`onChange`) while the exchange is receiving or paused with nothing buffered; a failed
+ * exchange fails it, an ended or aborted one ends it (see the phases in UpstreamExchange.ts).
+ */
 const bodyStream = (exchange: UpstreamExchange): Stream.Stream<Uint8Array, GatewayError> => {
   const wait = Effect.callback<void>((resume) => {
     exchange.onChange = () => resume(Effect.void)
@@ -143,7 +147,7 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
     const spans = yield* optionalSpans
     const id = provider.id
 
-    /** Starts a streamed exchange and waits for its headers (or failure); interruption aborts it. */
+    /** Starts a streamed exchange and waits (`onHead`) until it leaves `awaiting-head`; interruption aborts it. */
     const start = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
       Effect.callback<UpstreamExchange, GatewayError>((resume) => {
         const target = targetOf(url)
