@@ -11,11 +11,12 @@ import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 import { sseResponse } from "./SseResponse.ts"
 
-/** Spec 6.3/6.6: `data:` frames, `data: [DONE]` at the end, the error frame before it when the stream fails. */
+/** Spec 6.3/6.6: `data:` frames, `data: [DONE]` at the end, the error frame before it when the stream fails or is stopped. */
 const chatFraming: SseFraming<ChunkWire> = {
   encode: encodeDataBatch,
-  end: [doneFrame],
-  failed: (message) => [errorFrame(message), doneFrame]
+  done: () => [doneFrame],
+  failed: (error) => [errorFrame(error.reason.message), doneFrame],
+  stopped: (message) => [errorFrame(message), doneFrame]
 }
 
 const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>

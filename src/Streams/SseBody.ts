@@ -12,11 +12,17 @@ import { shuttingDown, stoppedMessage, type StreamStop } from "./StreamStop.ts"
 
 export type Frames = Arr.NonEmptyReadonlyArray<Uint8Array>
 
-/** How a dialect frames its events: a batch as one buffer, the normal end, and the end after a failure. */
+/**
+ * How a dialect frames its events: a batch as one buffer; the frames that end a stream normally
+ * (chat's `[DONE]`, none for some dialects; read at the end, so a stateful encoder can build them
+ * then); those that replace the normal end when the stream fails after it started; and those that
+ * end a stream the server stops.
+ */
 export interface SseFraming<A> {
   readonly encode: (batch: Arr.NonEmptyReadonlyArray<A>) => Uint8Array
-  readonly end: Frames
-  readonly failed: (message: string) => Frames
+  readonly done: () => ReadonlyArray<Uint8Array>
+  readonly failed: (error: GatewayError) => ReadonlyArray<Uint8Array>
+  readonly stopped: (message: string) => ReadonlyArray<Uint8Array>
 }
 
 export interface SseBodyOptions<A> {
@@ -27,6 +33,10 @@ export interface SseBodyOptions<A> {
 }
 
 type Answer = Effect.Effect<Frames, GatewayError | Cause.Done>
+
+/** The closing frames of a body, or its end when a dialect closes with none. */
+const last = (frames: ReadonlyArray<Uint8Array>): Answer =>
+  frames.length === 0 ? Cause.done() : Effect.succeed(frames as Frames)
 
 /**
  * The one writer of an SSE response, and the reader that feeds it. Everything the client gets is
@@ -87,8 +97,7 @@ class SseRelay<A> {
       const kept = this.kept
       this.finish()
       if (!this.started) return Effect.fail(shuttingDown())
-      const cut = framing.failed(stoppedMessage)
-      return Effect.succeed(kept === undefined ? cut : [kept, ...cut])
+      return last(kept === undefined ? framing.stopped(stoppedMessage) : [kept, ...framing.stopped(stoppedMessage)])
     }
     const kept = this.kept
     if (kept !== undefined) {
@@ -103,11 +112,11 @@ class SseRelay<A> {
     const ended = this.ended
     if (ended === undefined) return undefined
     this.finish()
-    if (Exit.isSuccess(ended)) return Effect.succeed(framing.end)
+    if (Exit.isSuccess(ended)) return last(framing.done())
     const error = Cause.findErrorOption(ended.cause)
     // Before the first byte a failure is the response (a proper HTTP error); a defect stays one.
     if (!this.started || error._tag === "None") return Effect.failCause(ended.cause)
-    return Effect.succeed(framing.failed(error.value.reason.message))
+    return last(framing.failed(error.value))
   }
 
   private finish(): void {

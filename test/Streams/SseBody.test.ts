@@ -6,10 +6,12 @@ import { neverStops, type StreamStop } from "../../src/Streams/StreamStop.ts"
 
 const text = (frames: ReadonlyArray<Uint8Array>) => frames.map((f) => Buffer.from(f).toString("utf8"))
 
+const closing = (message: string) => [Buffer.from(`data: {"error":"${message}"}\n\n`), Buffer.from("data: [DONE]\n\n")]
 const framing: SseFraming<string> = {
   encode: (batch) => Buffer.from(batch.map((s) => `data: ${s}\n\n`).join("")),
-  end: [Buffer.from("data: [DONE]\n\n")],
-  failed: (message) => [Buffer.from(`data: {"error":"${message}"}\n\n`), Buffer.from("data: [DONE]\n\n")]
+  done: () => [Buffer.from("data: [DONE]\n\n")],
+  failed: (error) => closing(error.reason.message),
+  stopped: closing
 }
 
 const failure = (message: string) =>
@@ -32,8 +34,8 @@ const manualStop = () => {
 }
 
 /** Every frame of the body, as text. */
-const frames = (events: Stream.Stream<string, GatewayError>, keepAliveMs: number, stop: StreamStop = neverStops) =>
-  Effect.scoped(Effect.flatMap(sseBody(events, { framing, keepAliveMs, stop }), (body) => Effect.map(Stream.runCollect(body), text)))
+const frames = (events: Stream.Stream<string, GatewayError>, keepAliveMs: number, stop: StreamStop = neverStops, framed = framing) =>
+  Effect.scoped(Effect.flatMap(sseBody(events, { framing: framed, keepAliveMs, stop }), (body) => Effect.map(Stream.runCollect(body), text)))
 
 describe("sseBody", () => {
   it.live("gives the events as frames, then the end, when the first comes within the interval", () =>
@@ -115,6 +117,11 @@ describe("sseBody", () => {
       stop.fire()
       const exit = yield* Fiber.join(waiting)
       expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("shutting_down")
+    }))
+
+  it.live("a dialect that closes with no frames ends the body with its last batch", () =>
+    Effect.gen(function* () {
+      expect(yield* frames(Stream.make("a", "b"), 1000, neverStops, { ...framing, done: () => [] })).toEqual(["data: a\n\ndata: b\n\n"])
     }))
 
   it.live("reads at most one batch ahead of a writer that does not pull", () =>
