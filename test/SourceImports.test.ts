@@ -14,9 +14,10 @@ const barrel = /^effect(\/(ai|cli|cluster|crypto|devtools|encoding|eventlog|grap
 const layers: ReadonlyArray<LayerRule> = [
   { from: "Domain/", allowed: [] },
   { from: "Streams/", allowed: ["Domain/"] },
+  { from: "Dialects/", allowed: ["Domain/", "Streams/"] },
   { from: "Providers/", allowed: ["Domain/", "Streams/"] },
-  { from: "Services/", allowed: ["Domain/", "Streams/", "Providers/"] },
-  { from: "Http/", allowed: ["Domain/", "Streams/", "Providers/", "Services/"] }
+  { from: "Services/", allowed: ["Domain/", "Streams/", "Providers/", "Dialects/"] },
+  { from: "Http/", allowed: ["Domain/", "Streams/", "Providers/", "Services/", "Dialects/"] }
 ]
 
 describe("source imports", () => {

@@ -28,6 +28,8 @@ export interface CompletionChoice {
   readonly message: CompletionMessage
   readonly finish_reason: FinishReason
   readonly logprobs: ChoiceLogprobs | null
+  /** The stop sequence that ended the turn, where the provider says which (Anthropic). */
+  readonly stopSequence?: string
 }
 
 /** What a provider returns for a non-streamed request; the route adds id, created and model. */

@@ -1,6 +1,7 @@
 import * as Schema from "effect/Schema"
 import type { ChatMessage } from "./ChatMessage.ts"
 import { JsonObject, ResponseFormat, ToolChoice, ToolDefinition } from "./ChatTool.ts"
+import type { DecodedTranslation } from "./TranslationReport.ts"
 
 const between = (minimum: number, maximum: number) => Schema.Finite.check(Schema.isBetween({ minimum, maximum }))
 const nullable = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
@@ -73,6 +74,8 @@ export interface ChatRequest {
   readonly max_completion_tokens?: number
   readonly temperature?: number
   readonly top_p?: number
+  /** Only from dialects that have it (Messages); chat completions has no such field. */
+  readonly top_k?: number
   readonly n: number
   readonly stop?: ReadonlyArray<string>
   readonly presence_penalty?: number
@@ -97,4 +100,9 @@ export interface ChatRequest {
    * Gemini cache repeated prefixes by themselves.
    */
   readonly sharedPrefix?: number
+  /**
+   * Set by the dialect decoder, never decoded from a body: which client field each neutral
+   * field came from, and what decoding itself rewrote or dropped (see TranslationReport.ts).
+   */
+  readonly translation?: DecodedTranslation
 }

@@ -22,6 +22,7 @@ import { GatewayError } from "./GatewayError.ts"
 import { checkInlineData } from "./InlineData.ts"
 import { decodePlainChatRequest } from "./PlainChatRequest.ts"
 import { formatIssuePath, schemaErrorToGateway } from "./SchemaErrors.ts"
+import { chatTranslation } from "./TranslationReport.ts"
 
 type Path = ReadonlyArray<PropertyKey>
 
@@ -173,6 +174,7 @@ export const decodeChatRequestBySchema = (body: Record<string, unknown>): Effect
     const stop = s.stop == null ? undefined : typeof s.stop === "string" ? [s.stop] : s.stop
     const user = s.user ?? s.safety_identifier ?? undefined
     const maxTokens = s.max_completion_tokens ?? s.max_tokens ?? undefined
+    const translation = chatTranslation(s.max_completion_tokens == null && s.max_tokens != null, s.user == null && s.safety_identifier != null)
     const set = <K extends string, V>(key: K, value: V | null | undefined) =>
       (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
     return {
@@ -199,6 +201,7 @@ export const decodeChatRequestBySchema = (body: Record<string, unknown>): Effect
       ...set("top_logprobs", s.top_logprobs),
       ...set("logit_bias", s.logit_bias),
       ...set("metadata", s.metadata),
-      ...set("user", user)
+      ...set("user", user),
+      ...set("translation", translation)
     } satisfies ChatRequest
   })

@@ -20,6 +20,8 @@ const randomToken = (bytes: number): string => {
 
 /** Chat completions and other generated responses: the spec's fixed `svc_` prefix. */
 export const responseId = (): string => `svc_${randomToken(18)}`
+/** A Messages API response (`msg_` like Anthropic's own, so clients that check the prefix accept it). */
+export const messageId = (): string => `msg_${randomToken(18)}`
 export const requestId = (): string => `req_${randomToken(12)}`
 export const projectId = (): string => `proj_${randomToken(12)}`
 export const userId = (): string => `user_${randomToken(12)}`

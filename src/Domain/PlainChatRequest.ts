@@ -1,3 +1,4 @@
+import { chatTranslation } from "./TranslationReport.ts"
 import type { ChatMessage } from "./ChatMessage.ts"
 import { type ChatRequest, type ReasoningEffort } from "./ChatRequest.ts"
 import type { JsonObject } from "./ChatTool.ts"
@@ -164,5 +165,7 @@ export const decodePlainChatRequest = (body: Body): ChatRequest | undefined => {
   if (metadata !== undefined) request.metadata = { ...metadata }
   const who = user ?? safety
   if (who !== undefined) request.user = who
+  const translation = chatTranslation(maxCompletion === undefined && maxTokens !== undefined, user === undefined && safety !== undefined)
+  if (translation !== undefined) request.translation = translation
   return request
 }

@@ -48,6 +48,10 @@ export interface UsageEvent {
   readonly usageEstimated?: boolean
   /** The error the client got, when the request failed before a response started. */
   readonly error?: UsageError
+  /** The dialect the client spoke when not chat completions (`messages`, `responses`). */
+  readonly dialect?: string
+  /** The translation report's summary (`dropped=top_k; rewritten=...`) when something was dropped or rewritten. */
+  readonly translation?: string
   /** Figures as received where normalisation changed them (see UsageNormaliser.ts). */
   readonly raw?: Readonly<Record<string, unknown>>
 }

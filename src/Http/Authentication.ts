@@ -24,15 +24,34 @@ const malformedHeader = () =>
  * Resolves the bearer key, checks the route's scope and runs `handler` as that principal.
  * The key itself is never logged or put on a span; only ids are.
  */
+const missingEitherKey = () =>
+  GatewayError.unauthenticated(
+    "You didn't provide an API key. Send it in the x-api-key header, or in the Authorization header as 'Bearer YOUR_KEY'.",
+    "missing_api_key"
+  )
+
+/**
+ * The key of a request: the bearer token, or with `apiKeyHeader` (Anthropic's convention)
+ * the `x-api-key` header when no Authorization header was sent.
+ */
+const secretOf = (request: HttpServerRequest.HttpServerRequest, apiKeyHeader: boolean): string | GatewayError => {
+  const header = requestHeader(request, "authorization")
+  if (header === undefined || header.trim() === "") {
+    if (!apiKeyHeader) return missingKey()
+    const key = requestHeader(request, "x-api-key")?.trim()
+    return key === undefined || key === "" ? missingEitherKey() : key
+  }
+  return bearer.exec(header)?.[1] ?? malformedHeader()
+}
+
 export const authenticated = <A, E, R>(
   scope: ApiScope,
-  handler: Effect.Effect<A, E, R>
+  handler: Effect.Effect<A, E, R>,
+  apiKeyHeader = false
 ): Effect.Effect<A, E | GatewayError, Exclude<R, CurrentPrincipal> | HttpServerRequest.HttpServerRequest | ApiKeys> =>
   Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
-    const header = requestHeader(request, "authorization")
-    if (header === undefined || header.trim() === "") return Effect.fail(missingKey())
-    const secret = bearer.exec(header)?.[1]
-    if (secret === undefined) return Effect.fail(malformedHeader())
+    const secret = secretOf(request, apiKeyHeader)
+    if (typeof secret !== "string") return Effect.fail(secret)
     return Effect.flatMap(Effect.service(ApiKeys), (keys) =>
       Effect.flatMap(keys.verify(secret), (principal) => {
         noteKey(request.source, principal.keyId)

@@ -2,21 +2,24 @@ import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
+import type { GatewayError } from "../Domain/GatewayError.ts"
 import { ChatCompletions } from "../Services/Chat/ChatCompletions.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
-import type { SseFraming } from "../Streams/SseBody.ts"
-import { doneFrame, encodeDataBatch, errorFrame } from "../Streams/SseEncoder.ts"
+import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
 import { meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
-import { sseResponse } from "./SseResponse.ts"
+import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
 
-/** Spec 6.3/6.6: `data:` frames, `data: [DONE]` at the end, the error frame before it when the stream fails or is stopped. */
-const chatFraming: SseFraming<ChunkWire> = {
-  encode: encodeDataBatch,
-  done: () => [doneFrame],
-  failed: (error) => [errorFrame(error.reason.message), doneFrame],
-  stopped: (message) => [errorFrame(message), doneFrame]
+const done: Frames = [doneFrame]
+
+/** Chat's stream: `data:` frames, `[DONE]`, and the spec 6.6 error frame after the first byte or at a stop. */
+const chatEncoding: SseEncoding<ChunkWire> = {
+  batch: encodeDataBatch,
+  done: () => done,
+  failed: (error: GatewayError) => [errorFrame(error.reason.message), doneFrame],
+  keepAlive: keepAliveFrame,
+  stopped: [errorFrame(stoppedMessage), doneFrame]
 }
 
 const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
@@ -24,7 +27,7 @@ const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (requ
     Effect.flatMap((result) =>
       result._tag === "Json"
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-        : sseResponse(result.chunks, chatFraming, () => routeHeaders(meter))
+        : streamResponse(result.chunks, chatEncoding, () => routeHeaders(meter))
     )
   ), chatWorstCase)
 

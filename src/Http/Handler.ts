@@ -9,7 +9,8 @@ import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { isStorageOutage, storageUnavailable } from "../Services/Storage/StorageGuard.ts"
-import { errorResponse, statusOf } from "./ErrorResponse.ts"
+import { type Dialect, statusIn } from "../Dialects/DialectErrors.ts"
+import { errorResponse } from "./ErrorResponse.ts"
 
 // Keyed by the platform's request object (Node's message), which lives exactly as long as the
 // request: the id costs no context entry, and whatever serves the request finds the same one.
@@ -55,9 +56,9 @@ export const failureOf = (cause: Cause.Cause<GatewayError>, retryAfterMs: number
  * of ours: 499 when the client went away, 503 when the server stopped it (the platform answers
  * a request cut by the shutdown grace with an empty 503).
  */
-export const statusOfFailure = (cause: Cause.Cause<GatewayError>, retryAfterMs: number): number => {
+export const statusOfFailure = (cause: Cause.Cause<GatewayError>, retryAfterMs: number, dialect: Dialect = "chat"): number => {
   const error = failureOf(cause, retryAfterMs)
-  if (error !== undefined) return statusOf(error.reason).status
+  if (error !== undefined) return statusIn(dialect, error.reason).status
   return cause.reasons.some((reason) => reason._tag === "Interrupt" && reason.annotations.has(ClientAbort.key)) ? 499 : 503
 }
 
@@ -69,6 +70,8 @@ const retryAfterOf = (fiber: { readonly context: Context.Context<never> }): numb
 
 export interface HandleOptions {
   readonly filesEndpoint?: boolean
+  /** The error shape of the endpoint's dialect (chat by default). */
+  readonly dialect?: Dialect
 }
 
 /**
@@ -83,7 +86,11 @@ export const handle = <R>(
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.withFiber((fiber) => {
     const requestId = requestIdOf(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest))
-    const render = { requestId, ...(options.filesEndpoint === true ? { filesEndpoint: true } : {}) }
+    const render = {
+      requestId,
+      ...(options.filesEndpoint === true ? { filesEndpoint: true } : {}),
+      ...(options.dialect === undefined ? {} : { dialect: options.dialect })
+    }
     return effect.pipe(
       // Routes that already set it (the model endpoints) are not copied again.
       Effect.map((response) =>

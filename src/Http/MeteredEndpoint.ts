@@ -11,7 +11,8 @@ import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
 import { Admission } from "../Services/Billing/Admission.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
-import { errorResponse, statusOf } from "./ErrorResponse.ts"
+import { type Dialect, statusIn } from "../Dialects/DialectErrors.ts"
+import { errorResponse } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 import { noteMeter } from "./AccessLogHook.ts"
@@ -29,12 +30,20 @@ const usageErrorOf = (type: string, reason: GatewayErrorReason): UsageError => (
  * Puts the status the client is answered with on the meter, defects included (see
  * `Handler.failureOf`), so the usage row never claims a status the client did not get.
  */
-const failed = (meter: RequestMeter, retryAfterMs: number) => (cause: Cause.Cause<GatewayError>) =>
+const failed = (meter: RequestMeter, retryAfterMs: number, dialect: Dialect) => (cause: Cause.Cause<GatewayError>) =>
   Effect.sync(() => {
-    meter.status = statusOfFailure(cause, retryAfterMs)
+    meter.status = statusOfFailure(cause, retryAfterMs, dialect)
     const error = failureOf(cause, retryAfterMs)
-    if (error !== undefined) meter.error = usageErrorOf(statusOf(error.reason).type, error.reason)
+    if (error !== undefined) meter.error = usageErrorOf(statusIn(dialect, error.reason).type, error.reason)
   })
+
+/** What a dialect endpoint (Messages, Responses) changes in the shared steps. */
+export interface EndpointOptions {
+  /** The error shape its failures are rendered in (and recorded with); chat by default. */
+  readonly dialect?: Dialect
+  /** Also take the key from `x-api-key` (Anthropic's header), when there is no Authorization header. */
+  readonly apiKeyHeader?: boolean
+}
 
 /**
  * The steps every model endpoint shares, whatever its body: the key is checked for `scope`, a
@@ -48,9 +57,11 @@ const metered = <A extends { readonly model: string }, R1, R>(
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
   respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
-  worstCase: WorstCase<A> | undefined
-) =>
-  authenticated(
+  worstCase: WorstCase<A> | undefined,
+  options: EndpointOptions = {}
+) => {
+  const dialect = options.dialect ?? "chat"
+  return authenticated(
     scope,
     Effect.flatMap(Effect.context<CurrentPrincipal | HttpServerRequest.HttpServerRequest | GatewayConfigFile | Admission>(), (context) => {
       const principal = Context.get(context, CurrentPrincipal)
@@ -75,16 +86,20 @@ const metered = <A extends { readonly model: string }, R1, R>(
               // rendered here, after its status is put on the meter.
               return respond(request, meter, principal).pipe(
                 Effect.map((response) => HttpServerResponse.setHeaders(response, headers)),
-                Effect.tapCause(failed(meter, retryAfterMs)),
-                Effect.catch((error) => Effect.succeed(HttpServerResponse.setHeaders(errorResponse(error, { requestId }), headers)))
+                Effect.tapCause(failed(meter, retryAfterMs, dialect)),
+                Effect.catch((error) =>
+                  Effect.succeed(HttpServerResponse.setHeaders(errorResponse(error, { requestId, dialect }), headers))
+                )
               )
             })
           }),
-          Effect.tapCause(failed(meter, retryAfterMs))
+          Effect.tapCause(failed(meter, retryAfterMs, dialect))
         )
       })
-    })
+    }),
+    options.apiKeyHeader === true
   )
+}
 
 /** A model endpoint with a JSON body (`Content-Type: application/json`), decoded by `decode`. */
 export const meteredEndpoint = <A extends { readonly model: string }, R>(
@@ -92,8 +107,9 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
   endpoint: UsageEndpoint,
   decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
   respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
-  worstCase?: WorstCase<A>
-) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond, worstCase)
+  worstCase?: WorstCase<A>,
+  options?: EndpointOptions
+) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond, worstCase, options)
 
 /**
  * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form

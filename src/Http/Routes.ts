@@ -11,6 +11,7 @@ import { filesRoutes } from "./FilesRoutes.ts"
 import { handle } from "./Handler.ts"
 import { healthRoutes } from "./HealthRoutes.ts"
 import { imagesRoutes } from "./ImagesRoutes.ts"
+import { messagesRoutes } from "./MessagesRoute.ts"
 import { modelsRoutes } from "./ModelsRoutes.ts"
 import type { Method, Route, RouteSignature } from "./Route.ts"
 import { toolsRoutes } from "./ToolsRoutes.ts"
@@ -24,6 +25,7 @@ export const routeTable = table(
   healthRoutes,
   modelsRoutes,
   chatRoutes,
+  messagesRoutes,
   embeddingsRoutes,
   filesRoutes,
   decisionsRoutes,

@@ -7,27 +7,27 @@ import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { GatewayError } from "../Domain/GatewayError.ts"
-import { keepAliveFrame } from "./SseEncoder.ts"
-import { shuttingDown, stoppedMessage, type StreamStop } from "./StreamStop.ts"
+import { shuttingDown, type StreamStop } from "./StreamStop.ts"
 
 export type Frames = Arr.NonEmptyReadonlyArray<Uint8Array>
 
 /**
- * How a dialect frames its events: a batch as one buffer; the frames that end a stream normally
- * (chat's `[DONE]`, none for some dialects; read at the end, so a stateful encoder can build them
- * then); those that replace the normal end when the stream fails after it started; and those that
- * end a stream the server stops.
+ * How a dialect writes its stream: a batch of events as one buffer; the frames that end it
+ * normally (read once, at the end, so a stateful encoder can build them then; none closes with
+ * nothing); those that replace the normal end when it fails after its first byte; its keep-alive
+ * (chat's SSE comment, Messages' `ping` event); and the frames that end a stream the server stops.
  */
-export interface SseFraming<A> {
-  readonly encode: (batch: Arr.NonEmptyReadonlyArray<A>) => Uint8Array
+export interface SseEncoding<A> {
+  readonly batch: (events: Arr.NonEmptyReadonlyArray<A>) => Uint8Array
   readonly done: () => ReadonlyArray<Uint8Array>
   readonly failed: (error: GatewayError) => ReadonlyArray<Uint8Array>
-  readonly stopped: (message: string) => ReadonlyArray<Uint8Array>
+  readonly keepAlive: Uint8Array
+  readonly stopped: ReadonlyArray<Uint8Array>
 }
 
 export interface SseBodyOptions<A> {
-  readonly framing: SseFraming<A>
-  /** A keep-alive comment goes out whenever nothing did for this long. */
+  readonly encoding: SseEncoding<A>
+  /** A keep-alive goes out whenever nothing did for this long. */
   readonly keepAliveMs: number
   readonly stop: StreamStop
 }
@@ -40,9 +40,9 @@ const last = (frames: ReadonlyArray<Uint8Array>): Answer =>
 
 /**
  * The one writer of an SSE response, and the reader that feeds it. Everything the client gets is
- * an element of the body stream: the encoded events, a keep-alive comment after `keepAliveMs` of
- * silence, the normal end, the error frame of a failure after the first byte, and the frame of a
- * stream cut by the shutdown.
+ * an element of the body stream: the encoded events, a keep-alive after `keepAliveMs` of silence,
+ * the normal end, the frames of a failure after the first byte, and those of a stream the server
+ * stops (all in the dialect's `SseEncoding`).
  *
  * The reader is a fiber of the request that pulls the events and encodes each batch; the writer is
  * whoever pulls the body (the route for the first frames, then the server). The writer is in one of
@@ -92,12 +92,12 @@ class SseRelay<A> {
 
   /** What the writer gets now, if anything is there for it. */
   private take(): Answer | undefined {
-    const framing = this.options.framing
+    const encoding = this.options.encoding
     if (this.stopRequested) {
       const kept = this.kept
       this.finish()
       if (!this.started) return Effect.fail(shuttingDown())
-      return last(kept === undefined ? framing.stopped(stoppedMessage) : [kept, ...framing.stopped(stoppedMessage)])
+      return last(kept === undefined ? encoding.stopped : [kept, ...encoding.stopped])
     }
     const kept = this.kept
     if (kept !== undefined) {
@@ -112,11 +112,11 @@ class SseRelay<A> {
     const ended = this.ended
     if (ended === undefined) return undefined
     this.finish()
-    if (Exit.isSuccess(ended)) return last(framing.done())
+    if (Exit.isSuccess(ended)) return last(encoding.done())
     const error = Cause.findErrorOption(ended.cause)
     // Before the first byte a failure is the response (a proper HTTP error); a defect stays one.
     if (!this.started || error._tag === "None") return Effect.failCause(ended.cause)
-    return last(framing.failed(error.value))
+    return last(encoding.failed(error.value))
   }
 
   private finish(): void {
@@ -147,7 +147,7 @@ class SseRelay<A> {
     if (writer !== undefined) {
       this.writer = undefined
       this.started = true
-      writer(Effect.succeed([keepAliveFrame]))
+      writer(Effect.succeed([this.options.encoding.keepAlive]))
     }
     this.timer.refresh()
   }
@@ -181,7 +181,7 @@ class SseRelay<A> {
   })
 
   private readonly onBatch = (batch: Arr.NonEmptyReadonlyArray<A>): Effect.Effect<void> => {
-    this.kept = this.options.framing.encode(batch)
+    this.kept = this.options.encoding.batch(batch)
     this.answer()
     return this.kept === undefined ? this.read : this.readAfterRoom
   }

@@ -1,17 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Scope, Stream } from "effect"
 import { GatewayError, UpstreamFailure } from "../../src/Domain/GatewayError.ts"
-import { type SseFraming, sseBody } from "../../src/Streams/SseBody.ts"
-import { neverStops, type StreamStop } from "../../src/Streams/StreamStop.ts"
+import { type SseEncoding, sseBody } from "../../src/Streams/SseBody.ts"
+import { neverStops, stoppedMessage, type StreamStop } from "../../src/Streams/StreamStop.ts"
 
 const text = (frames: ReadonlyArray<Uint8Array>) => frames.map((f) => Buffer.from(f).toString("utf8"))
 
 const closing = (message: string) => [Buffer.from(`data: {"error":"${message}"}\n\n`), Buffer.from("data: [DONE]\n\n")]
-const framing: SseFraming<string> = {
-  encode: (batch) => Buffer.from(batch.map((s) => `data: ${s}\n\n`).join("")),
+const encoding: SseEncoding<string> = {
+  batch: (batch) => Buffer.from(batch.map((s) => `data: ${s}\n\n`).join("")),
   done: () => [Buffer.from("data: [DONE]\n\n")],
   failed: (error) => closing(error.reason.message),
-  stopped: closing
+  keepAlive: Buffer.from(": keep-alive\n\n"),
+  stopped: closing(stoppedMessage)
 }
 
 const failure = (message: string) =>
@@ -34,8 +35,8 @@ const manualStop = () => {
 }
 
 /** Every frame of the body, as text. */
-const frames = (events: Stream.Stream<string, GatewayError>, keepAliveMs: number, stop: StreamStop = neverStops, framed = framing) =>
-  Effect.scoped(Effect.flatMap(sseBody(events, { framing: framed, keepAliveMs, stop }), (body) => Effect.map(Stream.runCollect(body), text)))
+const frames = (events: Stream.Stream<string, GatewayError>, keepAliveMs: number, stop: StreamStop = neverStops, encoded = encoding) =>
+  Effect.scoped(Effect.flatMap(sseBody(events, { encoding: encoded, keepAliveMs, stop }), (body) => Effect.map(Stream.runCollect(body), text)))
 
 describe("sseBody", () => {
   it.live("gives the events as frames, then the end, when the first comes within the interval", () =>
@@ -87,7 +88,7 @@ describe("sseBody", () => {
       let closedWith: Exit.Exit<unknown, unknown> | undefined
       const events = Stream.concat(Stream.make("a"), Stream.never).pipe(Stream.onExit((exit) => Effect.sync(() => (closedWith = exit))))
       const scope = yield* Scope.make()
-      const body = yield* Scope.provide(scope)(sseBody(events, { framing, keepAliveMs: 10_000, stop: neverStops }))
+      const body = yield* Scope.provide(scope)(sseBody(events, { encoding, keepAliveMs: 10_000, stop: neverStops }))
       const reading = yield* Effect.forkChild(Stream.runCollect(body))
       yield* Effect.sleep(20)
       yield* Scope.close(scope, Exit.void)
@@ -121,7 +122,7 @@ describe("sseBody", () => {
 
   it.live("a dialect that closes with no frames ends the body with its last batch", () =>
     Effect.gen(function* () {
-      expect(yield* frames(Stream.make("a", "b"), 1000, neverStops, { ...framing, done: () => [] })).toEqual(["data: a\n\ndata: b\n\n"])
+      expect(yield* frames(Stream.make("a", "b"), 1000, neverStops, { ...encoding, done: () => [] })).toEqual(["data: a\n\ndata: b\n\n"])
     }))
 
   it.live("reads at most one batch ahead of a writer that does not pull", () =>
@@ -132,7 +133,7 @@ describe("sseBody", () => {
         return `e${i}`
       })), Stream.rechunk(1))
       yield* Effect.scoped(Effect.gen(function* () {
-        yield* sseBody(events, { framing, keepAliveMs: 10_000, stop: neverStops })
+        yield* sseBody(events, { encoding, keepAliveMs: 10_000, stop: neverStops })
         yield* Effect.sleep(20)
         // The first batch is held for the response's start, one more is read ahead.
         expect(pulled).toBe(2)

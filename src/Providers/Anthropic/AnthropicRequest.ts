@@ -124,6 +124,7 @@ export const anthropicRequestBody = (input: ChatRequest, target: ChatTarget, str
     ...(request.stop === undefined ? {} : { stop_sequences: request.stop }),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.top_p === undefined ? {} : { top_p: request.top_p }),
+    ...(request.top_k === undefined ? {} : { top_k: request.top_k }),
     ...(format?.type === "json_schema" ? { output_config: { format: { type: "json_schema", schema: format.json_schema.schema } } } : {}),
     ...(request.user === undefined ? {} : { metadata: { user_id: request.user } }),
     ...(stream ? { stream: true } : {})

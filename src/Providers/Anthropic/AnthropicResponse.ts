@@ -37,6 +37,7 @@ export const completionFromAnthropic = (body: unknown): ChatCompletion | undefin
   }
   const reasoning = thinking.join("")
   const finish = finishFromAnthropic(body["stop_reason"])
+  const stopSequence = body["stop_reason"] === "stop_sequence" ? str(body["stop_sequence"]) : undefined
   return {
     choices: [
       {
@@ -49,7 +50,8 @@ export const completionFromAnthropic = (body: unknown): ChatCompletion | undefin
           ...(reasoning === "" ? {} : { reasoning_content: reasoning })
         },
         finish_reason: calls.length > 0 && finish === "stop" ? "tool_calls" : finish,
-        logprobs: null
+        logprobs: null,
+        ...(stopSequence === undefined ? {} : { stopSequence })
       }
     ],
     usage: usageFromAnthropic(body["usage"])

@@ -28,6 +28,7 @@ export const geminiGenerationConfig = (request: ChatRequest, target: ChatTarget)
   const config: GeminiGenerationConfig = {}
   if (request.temperature !== undefined) config.temperature = request.temperature
   if (request.top_p !== undefined) config.topP = request.top_p
+  if (request.top_k !== undefined) config.topK = request.top_k
   if (request.max_completion_tokens !== undefined) config.maxOutputTokens = request.max_completion_tokens
   if (request.stop !== undefined) config.stopSequences = request.stop
   if (request.n !== 1) config.candidateCount = request.n

@@ -78,6 +78,7 @@ export interface GeminiGenerationConfig {
   maxOutputTokens?: number
   temperature?: number
   topP?: number
+  topK?: number
   seed?: number
   presencePenalty?: number
   frequencyPenalty?: number

@@ -103,6 +103,7 @@ export const openAiRequestBody = (
   ] as const
   for (const key of copy) if (request[key] !== undefined) body[key] = request[key]
   if (request.n !== 1) body["n"] = request.n
+  if (request.top_k !== undefined && profile.topK) body["top_k"] = request.top_k
   if (request.max_completion_tokens !== undefined) body[profile.maxTokensField] = request.max_completion_tokens
   // Spec 4.1: ignored by models that do not reason.
   if (request.reasoning_effort !== undefined && target.model.capabilities.reasoning) {

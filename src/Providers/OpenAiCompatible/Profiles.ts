@@ -13,6 +13,8 @@ export interface ProviderProfile {
   readonly maxTokensField: "max_completion_tokens" | "max_tokens"
   /** Request fields the server rejects or ignores; a request using one gets a 400 naming it. */
   readonly unsupported: ReadonlyArray<string>
+  /** Whether the server samples with `top_k` (a Messages request's field); others drop it. */
+  readonly topK: boolean
   /** How its `/images/generations` takes dimensions and names base64 output. */
   readonly image: ImageProfile
   /** Whether the server has `/audio/transcriptions` and `/audio/translations` (OpenAI's multipart API). */
@@ -33,6 +35,7 @@ const base: ProviderProfile = {
   streamOptions: true,
   maxTokensField: "max_completion_tokens",
   unsupported: [],
+  topK: false,
   image: { dimensions: "size", base64Format: "b64_json" },
   transcription: true
 }
@@ -54,11 +57,11 @@ export const profiles: Readonly<Record<string, ProviderProfile>> = {
   deepseek: { ...base, name: "deepseek", maxTokensField: "max_tokens", unsupported: ["logit_bias", "n"], transcription: false },
   // @see https://docs.together.ai/reference/chat-completions-1
   // @see https://docs.together.ai/reference/post-images-generations
-  together: { ...base, name: "together", maxTokensField: "max_tokens", image: { dimensions: "width_height", base64Format: "base64" } },
+  together: { ...base, name: "together", maxTokensField: "max_tokens", topK: true, image: { dimensions: "width_height", base64Format: "base64" } },
   // @see https://docs.x.ai/docs/guides/image-generation
   xai: { ...base, name: "xai", maxTokensField: "max_tokens", image: { dimensions: "aspect_ratio", base64Format: "b64_json" } },
   // @see https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html
-  vllm: { ...base, name: "vllm", maxTokensField: "max_tokens" },
+  vllm: { ...base, name: "vllm", maxTokensField: "max_tokens", topK: true },
   // @see https://github.com/ollama/ollama/blob/main/docs/openai.md
   ollama: { ...base, name: "ollama", maxTokensField: "max_tokens", unsupported: ["logit_bias", "logprobs", "top_logprobs"], transcription: false }
 }

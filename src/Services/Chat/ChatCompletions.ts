@@ -6,8 +6,11 @@ import * as Stream from "effect/Stream"
 import { checkCapabilities } from "../../Domain/ChatCapabilityGate.ts"
 import { estimatePromptTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { completionToWire } from "../../Domain/ChatCompletionWire.ts"
-import type { ChatRequest } from "../../Domain/ChatRequest.ts"
-import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
+import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
+import { advisoryFields, type ChatRequest } from "../../Domain/ChatRequest.ts"
+import type { ModelConfig, ProviderConfig } from "../../Domain/GatewayConfig.ts"
+import { emptyReport, strictViolation, type TranslationReport, translationReport } from "../../Domain/TranslationReport.ts"
+import { providerFields } from "../../Providers/ProviderFields.ts"
 import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
@@ -17,7 +20,8 @@ import { withStreamTimeouts } from "../../Streams/StreamTimeouts.ts"
 import { type DeliveryNeeds, DocumentResolver } from "./DocumentResolver.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
-import { ProviderRouter } from "../Routing/ProviderRouter.ts"
+import { ProviderRouter, type RouteFilter } from "../Routing/ProviderRouter.ts"
+import type { Served } from "../Routing/RoutedAttempts.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
 
 export type ChatResult =
@@ -25,13 +29,41 @@ export type ChatResult =
   /** Chunks in spec order; fails only before the first chunk (then nothing was sent yet). */
   | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<ChunkWire, GatewayError> }
 
+/** What a dialect encodes: the neutral completion and the route that served it, or the normalised chunks. */
+export type NeutralResult =
+  | {
+    readonly _tag: "Completion"
+    readonly completion: ChatCompletion
+    readonly served: Served
+    /** The response id and creation time (seconds) chat completions answer with. */
+    readonly id: string
+    readonly created: number
+  }
+  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<ChunkWire, GatewayError> }
+
+export interface RunOptions {
+  /** Strict translation: routes whose codec would drop a field of the request are not taken. */
+  readonly strict?: boolean
+  /** Only deployments on providers of this kind may serve (parts only that API takes); else a 400 naming `field`. */
+  readonly only?: { readonly kind: ProviderConfig["kind"]; readonly field: string }
+}
+
 /**
  * The chat completion use case: catalogue lookup, capability gates before any upstream call,
  * routing, and the response in the spec's shape. HTTP concerns stay in the route.
  */
 export class ChatCompletions extends Context.Service<
   ChatCompletions,
-  { readonly run: (request: ChatRequest, meter: RequestMeter, projectId: string) => Effect.Effect<ChatResult, GatewayError> }
+  {
+    readonly run: (request: ChatRequest, meter: RequestMeter, projectId: string, options?: RunOptions) => Effect.Effect<ChatResult, GatewayError>
+    /** The same use case for another dialect's encoder; the stream's chunks always end with usage. */
+    readonly runNeutral: (
+      request: ChatRequest,
+      meter: RequestMeter,
+      projectId: string,
+      options?: RunOptions
+    ) => Effect.Effect<NeutralResult, GatewayError>
+  }
 >()("gateway/ChatCompletions") {
   static readonly layer = Layer.effect(
     ChatCompletions,
@@ -41,6 +73,49 @@ export class ChatCompletions extends Context.Service<
       const documents = yield* DocumentResolver
       const { config } = yield* GatewayConfigFile
       const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
+      const providerConfigs = new Map(config.providers.map((p) => [p.id, p]))
+      const reportFor = (request: ChatRequest, provider: string, model: ModelConfig): TranslationReport => {
+        const settings = providerConfigs.get(provider)
+        return settings === undefined ? emptyReport : translationReport(request, providerFields(settings, model), advisoryFields)
+      }
+      const noted = (meter: RequestMeter, request: ChatRequest, served: Served) => {
+        const model = catalog.find(served.model)?.config
+        meter.translation = model === undefined ? undefined : reportFor(request, served.provider, model)
+      }
+      // Every (model, provider) a request may be routed to: the model's deployments, then its fallbacks'.
+      const routesOf = (model: ModelConfig) =>
+        [model, ...model.fallbacks.flatMap((id) => catalog.find(id)?.config ?? [])].flatMap((m) =>
+          m.deployments.map((d) => ({ model: m, provider: d.provider }))
+        )
+      /**
+       * The route filter of the options, checked before anything goes upstream: strict mode
+       * keeps routes whose report drops nothing; `only` keeps providers of one kind. No route
+       * left is the client's 400, naming the field.
+       */
+      const filterFor = (request: ChatRequest, model: ModelConfig, options: RunOptions): RouteFilter | GatewayError => {
+        const only = options.only
+        const byKind: RouteFilter = only === undefined ? () => true : (_, provider) => providerKinds.get(provider) === only.kind
+        const admit: RouteFilter = options.strict !== true
+          ? byKind
+          : (m, provider) => byKind(m, provider) && strictViolation(reportFor(request, provider, m)) === undefined
+        const routes = routesOf(model)
+        if (routes.some((r) => admit(r.model, r.provider))) return admit
+        if (only !== undefined && !routes.some((r) => byKind(r.model, r.provider))) {
+          return GatewayError.invalid(
+            `'${only.field}' can only be served by an ${only.kind} provider, and no ${only.kind} deployment serves the model '${model.id}'.`,
+            only.field,
+            "unsupported_parameter"
+          )
+        }
+        const first = routes.find((r) => byKind(r.model, r.provider))
+        const field = first === undefined ? undefined : strictViolation(reportFor(request, first.provider, first.model))
+        return GatewayError.invalid(
+          `Strict translation: '${field}' would be dropped, since no provider serving the model '${model.id}' has an equivalent. ` +
+            "Remove the field, or send the request without strict mode.",
+          field,
+          "strict_translation"
+        )
+      }
 
       // What every route this model may take (its deployments and fallbacks) needs from documents.
       const deliveryNeeds = (model: ModelConfig, projectId: string): DeliveryNeeds => {
@@ -57,10 +132,12 @@ export class ChatCompletions extends Context.Service<
       const deadlineMs = config.routing.deadline_ms
 
       const spans = yield* optionalSpans
-      const run = Effect.fnUntraced(function* (input: ChatRequest, meter: RequestMeter, projectId: string) {
+      const runNeutral = Effect.fnUntraced(function* (input: ChatRequest, meter: RequestMeter, projectId: string, options: RunOptions = {}) {
         const model = (yield* catalog.require(input.model, "chat")).config
         const violation = checkCapabilities(input, model, { maxInlineFileBytes })
         if (violation !== undefined) return yield* violation
+        const admit = options.strict === true || options.only !== undefined ? filterFor(input, model, options) : undefined
+        if (admit instanceof GatewayError) return yield* admit
         // Plain-text conversations, the common case, have no document to resolve.
         const request = input.messages.some((m) => m.role === "user" && typeof m.content !== "string")
           ? yield* documents.resolve(input, deliveryNeeds(model, projectId))
@@ -68,16 +145,18 @@ export class ChatCompletions extends Context.Service<
         const id = Ids.responseId()
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         if (!request.stream) {
-          const { completion, served } = yield* router.complete(model, request, meter.log)
+          const { completion, served } = yield* router.complete(model, request, meter.log, admit)
           meter.served = served
           meter.usage = completion.usage
-          return { _tag: "Json", body: completionToWire(completion, { id, created, model: served.model }) } satisfies ChatResult
+          noted(meter, request, served)
+          return { _tag: "Completion", completion, served, id, created } satisfies NeutralResult
         }
         meter.streamed = true
         meter.estimatePromptTokens = () => estimatePromptTokens(request)
-        const chunks = normalisedChunks(router.stream(model, request, meter.log), { id, created, model: model.id }, request.includeUsage, {
+        const chunks = normalisedChunks(router.stream(model, request, meter.log, admit), { id, created, model: model.id }, request.includeUsage, {
           onServed: (servedModel, provider, upstreamModel) => {
             meter.served = { model: servedModel, provider, upstreamModel }
+            noted(meter, request, meter.served)
             // Each attempt starts clean, like the chunks the client sees.
             meter.generatedBytes = 0
           },
@@ -103,10 +182,19 @@ export class ChatCompletions extends Context.Service<
               })
             })
         })
-        return { _tag: "Stream", chunks: bounded } satisfies ChatResult
+        return { _tag: "Stream", chunks: bounded } satisfies NeutralResult
       }, spans.span("ChatCompletions.run"))
 
-      return ChatCompletions.of({ run })
+      const run = (request: ChatRequest, meter: RequestMeter, projectId: string, options?: RunOptions) =>
+        Effect.map(runNeutral(request, meter, projectId, options), (result): ChatResult =>
+          result._tag === "Stream"
+            ? result
+            : {
+              _tag: "Json",
+              body: completionToWire(result.completion, { id: result.id, created: result.created, model: result.served.model })
+            })
+
+      return ChatCompletions.of({ run, runNeutral })
     })
   )
 }

@@ -35,6 +35,15 @@ import { keylessRoutes } from "./KeylessRoutes.ts"
 import { keylessProviders } from "../Config/ProviderKeys.ts"
 import { type AttemptLog, commits, type RoutedEvent, type Served } from "./RoutedAttempts.ts"
 
+/** Which deployments (by model and provider id) a request may take; the rest are left out of its plan. */
+export type RouteFilter = (model: ModelConfig, provider: string) => boolean
+
+const admitted = (models: ReadonlyArray<ModelConfig>, admit: RouteFilter): Array<ModelConfig> =>
+  models.flatMap((m) => {
+    const deployments = m.deployments.filter((d) => admit(m, d.provider))
+    return deployments.length === 0 ? [] : [deployments.length === m.deployments.length ? m : { ...m, deployments }]
+  })
+
 const unavailable = (candidate: Candidate) =>
   new GatewayError({
     reason: new UpstreamFailure({
@@ -50,9 +59,10 @@ export class ProviderRouter extends Context.Service<
     readonly complete: (
       model: ModelConfig,
       request: ChatRequest,
-      log: AttemptLog
+      log: AttemptLog,
+      admit?: RouteFilter
     ) => Effect.Effect<{ readonly completion: ChatCompletion; readonly served: Served }, GatewayError>
-    readonly stream: (model: ModelConfig, request: ChatRequest, log: AttemptLog) => Stream.Stream<RoutedEvent, GatewayError>
+    readonly stream: (model: ModelConfig, request: ChatRequest, log: AttemptLog, admit?: RouteFilter) => Stream.Stream<RoutedEvent, GatewayError>
     /** Embeddings over the same plan, retries, fallbacks, circuit breaker and deadline as `complete`. */
     readonly embed: (
       model: ModelConfig,
@@ -101,15 +111,16 @@ export class ProviderRouter extends Context.Service<
         )
       }
 
-      // The request's model first, then each configured fallback able to take everything the request uses.
-      const planFor = (model: ModelConfig, request: ChatRequest): Effect.Effect<RoutePlanner, GatewayError> => {
+      // The request's model first, then each configured fallback able to take everything the
+      // request uses; with `admit`, only the deployments it admits (strict translation, native-only parts).
+      const planFor = (model: ModelConfig, request: ChatRequest, admit?: RouteFilter): Effect.Effect<RoutePlanner, GatewayError> => {
         const models = [model]
         for (const id of model.fallbacks) {
           const fallback = catalog.find(id)?.config
           if (fallback === undefined) continue
           if (checkCapabilities(request, fallback, { maxInlineFileBytes }) === undefined) models.push(fallback)
         }
-        return plannerOf(models)
+        return plannerOf(admit === undefined ? models : admitted(models, admit))
       }
 
       const plannerOf = (all: ReadonlyArray<ModelConfig>): Effect.Effect<RoutePlanner, GatewayError> => {
@@ -172,8 +183,8 @@ export class ProviderRouter extends Context.Service<
       // Embedding adapters make several calls per request (batches): each is watched.
       const embeddingCalls = { ...calls, operation: "embeddings" as const, honoursDeadline: () => false }
 
-      const complete = (model: ModelConfig, request: ChatRequest, log: AttemptLog) =>
-        Effect.flatMap(planFor(model, request), (planner) =>
+      const complete = (model: ModelConfig, request: ChatRequest, log: AttemptLog, admit?: RouteFilter) =>
+        Effect.flatMap(planFor(model, request, admit), (planner) =>
           Effect.map(
             routedCall(chatCalls, model, planner, log, (candidate) => {
               const provider: ChatProvider | undefined = registry.chat(candidate.deployment.provider)

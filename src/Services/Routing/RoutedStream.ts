@@ -19,7 +19,11 @@ import type { AttemptLog, RoutedEvent } from "./RoutedAttempts.ts"
 import type { Candidate, RoutePlanner } from "./RoutePlanner.ts"
 
 export interface RoutedStreamParts {
-  readonly plan: (model: ModelConfig, request: ChatRequest) => Effect.Effect<RoutePlanner, GatewayError>
+  readonly plan: (
+    model: ModelConfig,
+    request: ChatRequest,
+    admit?: (model: ModelConfig, provider: string) => boolean
+  ) => Effect.Effect<RoutePlanner, GatewayError>
   readonly provider: (id: string) => ChatProvider | undefined
   readonly record: (candidate: Candidate, log: AttemptLog, startedAt: number, error: GatewayError | undefined, cancelled?: boolean) => Effect.Effect<void>
   readonly unavailable: (candidate: Candidate) => GatewayError
@@ -64,10 +68,15 @@ type Events = Arr.NonEmptyReadonlyArray<RoutedEvent>
  * per batch.
  */
 export const routedStream = (parts: RoutedStreamParts) =>
-(model: ModelConfig, request: ChatRequest, log: AttemptLog): Stream.Stream<RoutedEvent, GatewayError> =>
+(
+  model: ModelConfig,
+  request: ChatRequest,
+  log: AttemptLog,
+  admit?: (model: ModelConfig, provider: string) => boolean
+): Stream.Stream<RoutedEvent, GatewayError> =>
   Stream.fromChannel(
     Channel.fromTransform((_, scope) =>
-      Effect.map(parts.plan(model, request), (planner) => {
+      Effect.map(parts.plan(model, request, admit), (planner) => {
         log.cooledDown = planner.cooledDown
         let committed = false
         let started = false

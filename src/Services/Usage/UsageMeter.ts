@@ -6,6 +6,7 @@ import * as Scope from "effect/Scope"
 import type { Principal } from "../../Domain/ApiKey.ts"
 import { estimateCompletionTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../Domain/Pricing.ts"
+import { reportHeader, type TranslationReport } from "../../Domain/TranslationReport.ts"
 import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
 import type { UsageEndpoint, UsageError, UsageEvent } from "../../Domain/UsageEvent.ts"
 import { boundedCount, usageBounds } from "../../Domain/UsageBounds.ts"
@@ -35,6 +36,10 @@ export class RequestMeter {
   /** Generated text seen on a stream, and the prompt's estimate: used only if usage never came. */
   generatedBytes = 0
   estimatePromptTokens: (() => number) | undefined
+  /** What the serving provider's codec mapped, rewrote and dropped of the client's request. */
+  translation: TranslationReport | undefined
+  /** The dialect the client spoke, when not chat completions (usage detail). */
+  dialect: "messages" | "responses" | undefined
   /** The admission step's settlement (billing, TPM), run with the priced cost once the event is recorded. */
   settle: ((costNanoUsd: number, tokens: number) => Effect.Effect<void>) | undefined
   readonly log = new AttemptLog()
@@ -56,6 +61,9 @@ const billedUsage = (meter: RequestMeter): { readonly usage: Usage; readonly est
     estimated: true
   }
 }
+
+const translationOf = (meter: RequestMeter): string | undefined =>
+  meter.translation === undefined ? undefined : reportHeader(meter.translation)
 
 /**
  * Opens a meter for the current request. Its finalizer runs when the request scope closes:
@@ -114,6 +122,8 @@ export const openMeter = (input: {
         costNanoUsd: cost,
         usageEstimated: billed.estimated,
         ...(meter.error === undefined ? {} : { error: meter.error }),
+        ...(meter.dialect === undefined ? {} : { dialect: meter.dialect }),
+        ...(translationOf(meter) === undefined ? {} : { translation: translationOf(meter)! }),
         ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } })
       }
       metrics?.ended(meter, event, input.principal.projectId)

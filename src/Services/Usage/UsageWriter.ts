@@ -32,13 +32,19 @@ const eventColumns = [
 
 /**
  * Only what is unusual carries detail: more than one attempt, estimated tokens, the error the
- * client got, and figures normalisation changed (`raw`, as received).
+ * client got, figures normalisation changed (`raw`, as received), the dialect when not chat
+ * completions and the translation report when something was dropped or rewritten.
  */
 const detailOf = (e: UsageEvent) => {
   const many = e.attempts.length > 1
-  if (!many && e.usageEstimated !== true && e.error === undefined && e.raw === undefined) return null
+  if (
+    !many && e.usageEstimated !== true && e.error === undefined && e.raw === undefined && e.dialect === undefined &&
+    e.translation === undefined
+  ) return null
   return {
     ...(many ? { attempts: e.attempts } : {}),
+    ...(e.dialect === undefined ? {} : { dialect: e.dialect }),
+    ...(e.translation === undefined ? {} : { translation: e.translation }),
     ...(e.usageEstimated === true ? { usage_estimated: true } : {}),
     ...(e.error === undefined ? {} : { error: e.error }),
     ...(e.raw === undefined ? {} : { raw: e.raw })

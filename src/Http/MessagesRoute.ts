@@ -1,0 +1,108 @@
+import type * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { messagesStatusOf } from "../Dialects/DialectErrors.ts"
+import { decodeMessagesRequest, type MessagesRequest } from "../Dialects/Messages/MessagesRequest.ts"
+import { messageFromCompletion } from "../Dialects/Messages/MessagesResponse.ts"
+import { errorEventFrame, MessagesStreamEncoder, pingFrame } from "../Dialects/Messages/MessagesStream.ts"
+import { chatWorstCase } from "../Domain/AdmissionCost.ts"
+import { estimatePromptTokens } from "../Domain/ChatTokenEstimate.ts"
+import { GatewayError } from "../Domain/GatewayError.ts"
+import * as Ids from "../Domain/Ids.ts"
+import { ChatCompletions, type RunOptions } from "../Services/Chat/ChatCompletions.ts"
+import { ModelCatalog } from "../Services/Catalog/ModelCatalog.ts"
+import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
+import { type EndpointOptions, meteredEndpoint } from "./MeteredEndpoint.ts"
+import { requestHeader } from "./NodeMessage.ts"
+import { route } from "./Route.ts"
+import { routeHeaders } from "./RouteHeaders.ts"
+import { type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
+
+const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8")
+const ping = utf8(pingFrame)
+
+/** Anthropic's events for one stream; the encoder keeps the open block and the stop reason between batches. */
+const messagesEncoding = (encoder: MessagesStreamEncoder): SseEncoding<ChunkWire> => ({
+  batch: (chunks: Arr.NonEmptyReadonlyArray<ChunkWire>) => utf8(encoder.push(chunks)),
+  done: () => [utf8(encoder.end())],
+  failed: (error: GatewayError) => [utf8(errorEventFrame(messagesStatusOf(error.reason).type, error.reason.message))],
+  keepAlive: ping,
+  stopped: [utf8(errorEventFrame("overloaded_error", stoppedMessage))]
+})
+
+const endpointOptions: EndpointOptions = { dialect: "messages", apiKeyHeader: true }
+
+/**
+ * `anthropic-version` is required, as by Anthropic; any dated version is accepted, since the
+ * gateway answers in the shape every version shares.
+ * @see https://platform.claude.com/docs/en/api/versioning
+ */
+const versionChecked = Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+  const version = requestHeader(request, "anthropic-version")
+  if (version === undefined || version.trim() === "") {
+    return Effect.fail(GatewayError.invalid("anthropic-version: header is required", "anthropic-version"))
+  }
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version.trim())) {
+    return Effect.fail(GatewayError.invalid(`anthropic-version: '${version}' is not a valid version (expected a date such as 2023-06-01)`, "anthropic-version"))
+  }
+  return Effect.succeed(request)
+})
+
+/** Strict translation per request: `x-gateway-strict: true`. */
+const runOptions = (request: HttpServerRequest.HttpServerRequest, decoded: MessagesRequest): RunOptions => {
+  const strict = requestHeader(request, "x-gateway-strict")?.trim().toLowerCase() === "true"
+  return {
+    ...(strict ? { strict: true } : {}),
+    ...(decoded.requiresNative === undefined ? {} : { only: { kind: "anthropic", field: decoded.requiresNative } })
+  }
+}
+
+const messages = meteredEndpoint(
+  "chat",
+  "chat",
+  decodeMessagesRequest,
+  (request, meter, principal) =>
+    Effect.flatMap(versionChecked, (http) =>
+      Effect.flatMap(Effect.service(ChatCompletions), (chat) => {
+        meter.dialect = "messages"
+        return chat.runNeutral(request.chat, meter, principal.projectId, runOptions(http, request))
+      })).pipe(
+        Effect.flatMap((result) => {
+          if (result._tag === "Completion") {
+            const body = messageFromCompletion(result.completion, { id: Ids.messageId(), model: result.served.model })
+            return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
+          }
+          const encoder = new MessagesStreamEncoder({ id: Ids.messageId(), model: request.model })
+          return streamResponse(result.chunks, messagesEncoding(encoder), () => routeHeaders(meter))
+        })
+      ),
+  (request, context) => chatWorstCase(request.chat, context),
+  endpointOptions
+)
+
+/**
+ * `POST /v1/messages/count_tokens`: the same body without `max_tokens`, answered with
+ * `{input_tokens}`. The count is the gateway's estimate of the prompt (the one admission
+ * reserves with); nothing is sent upstream and nothing is billed.
+ * @see https://platform.claude.com/docs/en/api/messages/count_tokens
+ */
+const countTokens = meteredEndpoint(
+  "chat",
+  "chat",
+  (body) => decodeMessagesRequest({ ...body, max_tokens: body["max_tokens"] ?? 1 }),
+  (request, meter) =>
+    Effect.flatMap(versionChecked, () =>
+      Effect.flatMap(Effect.service(ModelCatalog), (catalog) =>
+        Effect.map(catalog.require(request.model, "chat"), () => {
+          meter.dialect = "messages"
+          return HttpServerResponse.jsonUnsafe({ input_tokens: estimatePromptTokens(request.chat) }, { headers: routeHeaders(meter) })
+        }))),
+  undefined,
+  endpointOptions
+)
+
+export const messagesRoutes = [
+  route("POST", "/v1/messages", messages, { dialect: "messages" }),
+  route("POST", "/v1/messages/count_tokens", countTokens, { dialect: "messages" })
+]
