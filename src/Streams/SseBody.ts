@@ -198,7 +198,12 @@ class SseRelay<A> {
    * interrupted (the client went away, or the body ended early because the server stopped).
    */
   reading(eventsScope: Scope.Closeable): Effect.Effect<void> {
-    return Effect.onExit(this.read, (exit) => Scope.close(eventsScope, Exit.isSuccess(exit) ? (this.ended ?? Exit.void) : exit))
+    return Effect.onExit(this.read, (exit) => {
+      if (Exit.isSuccess(exit)) return Scope.close(eventsScope, this.ended ?? Exit.void)
+      // The request ended before its body did: its keep-alive timer and its stop listener go with it.
+      if (!this.finished) this.finish()
+      return Scope.close(eventsScope, exit)
+    })
   }
 }
 

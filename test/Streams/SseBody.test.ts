@@ -21,7 +21,8 @@ const failure = (message: string) =>
 /** A stop the test fires by hand. */
 const manualStop = () => {
   const listeners = new Set<() => void>()
-  const stop: StreamStop & { fire: () => void } = {
+  const stop: StreamStop & { fire: () => void; listening: () => number } = {
+    listening: () => listeners.size,
     stopped: false,
     subscribe: (listener) => {
       listeners.add(listener)
@@ -94,6 +95,16 @@ describe("sseBody", () => {
       yield* Scope.close(scope, Exit.void)
       yield* Fiber.interrupt(reading)
       expect(closedWith !== undefined && Exit.hasInterrupts(closedWith)).toBe(true)
+    }))
+
+  it.live("a request that ends before its body stops listening for the stop", () =>
+    Effect.gen(function* () {
+      const stop = manualStop()
+      const scope = yield* Scope.make()
+      yield* Scope.provide(scope)(sseBody(Stream.concat(Stream.make("a"), Stream.never), { encoding, keepAliveMs: 10_000, stop }))
+      expect(stop.listening()).toBe(1)
+      yield* Scope.close(scope, Exit.void)
+      expect(stop.listening()).toBe(0)
     }))
 
   it.live("the stop after the first frame ends the body with the frame saying so; the events are closed as interrupted", () =>
