@@ -89,7 +89,7 @@ describe("fault matrix: SIGTERM drains the server", () => {
         "  - { id: gpt-test, kind: chat, deployments: [{ provider: openai, model: gpt-4o-mini }] }"
       ].join("\n")
     )
-    gateway = await startGatewayProcess({ storage, configFile })
+    gateway = await startGatewayProcess({ storage, configFile, env: { ACCESS_LOG: "json" } })
     const created = await runAdminCli(["keys", "create", "--new-project", "drain", "--json"], {
       DATA_DIR: storage.dataDir,
       ...(storage.databaseUrl === undefined ? {} : { DATABASE_URL: Redacted.value(storage.databaseUrl) })
@@ -179,6 +179,10 @@ describe("fault matrix: SIGTERM drains the server", () => {
       expect(sse.chunks.at(-1)).toEqual({ error: { message: expect.stringContaining("stopped"), type: "stream_error" } })
       expect(sse.done).toBe(true)
     }
+    // The requests the drain refused itself never reached a route, and still have their access-log line.
+    const refusedAnswers = answered.flat().filter((answer) => answer.status === 503).length
+    const accessLines = gateway!.output().split("\n").filter((line) => line.includes('"log":"access"')).map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(accessLines.filter((line) => line["status"] === 503 && line["route"] === "/v1/chat/completions")).toHaveLength(refusedAnswers)
     for (const agent of [...heldAgents, ...loopAgents]) agent.destroy()
   }, 60_000)
 })
