@@ -18,6 +18,7 @@ import { completionFromOpenAi } from "./OpenAiResponse.ts"
 import { completionFromResponsesApi, responsesApiBody } from "./OpenAiResponsesApi.ts"
 import { responsesApiEvents } from "./OpenAiResponsesEvents.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /** Runs a pure codec that reports client mistakes by throwing a GatewayError. */
 export const fromCodec = <A>(f: () => A): Effect.Effect<A, GatewayError> =>
@@ -34,9 +35,9 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
     const profile = config.kind === "openai" ? profiles["openai"]! : profileFor(config.profile)
-    const url = `${config.base_url.replace(/\/+$/, "")}/chat/completions`
+    const url = `${trimEndChars(config.base_url, "/")}/chat/completions`
     // OpenAI itself also speaks the Responses API: a Responses request goes there as it is.
-    const responsesUrl = config.kind === "openai" ? `${config.base_url.replace(/\/+$/, "")}/responses` : undefined
+    const responsesUrl = config.kind === "openai" ? `${trimEndChars(config.base_url, "/")}/responses` : undefined
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") {
       const key = Redacted.value(config.api_key)
