@@ -37,4 +37,6 @@ export interface ChatCompletion {
   readonly choices: ReadonlyArray<CompletionChoice>
   readonly usage: Usage
   readonly systemFingerprint?: string
+  /** A native call's answer as the provider gave it (see `ChatRequest.native`), for its dialect to pass on. */
+  readonly native?: Readonly<Record<string, unknown>>
 }

@@ -105,4 +105,19 @@ export interface ChatRequest {
    * field came from, and what decoding itself rewrote or dropped (see TranslationReport.ts).
    */
   readonly translation?: DecodedTranslation
+  /**
+   * Set by a dialect decoder, never decoded from a body: the client's request in its own API,
+   * for providers that speak that API (Messages to `anthropic`, Responses to `openai`). Their
+   * adapter sends it as it came instead of translating the neutral fields; every other provider
+   * ignores it.
+   */
+  readonly native?: NativeRequest
+}
+
+export interface NativeRequest {
+  readonly api: "anthropic-messages" | "openai-responses"
+  /** The body as the client sent it; the adapter sets only the upstream model and the stream flag. */
+  readonly body: Readonly<Record<string, unknown>>
+  /** Request headers of that API to forward (`anthropic-beta`). */
+  readonly headers?: Readonly<Record<string, string>>
 }

@@ -22,6 +22,11 @@ export type ChatStreamEvent =
   | { readonly _tag: "Finish"; readonly choice: number; readonly reason: FinishReason }
   /** Cumulative usage so far; the last one wins. */
   | { readonly _tag: "Usage"; readonly usage: Usage }
+  /**
+   * An upstream event of a native call (see `ChatRequest.native`), for the client as it came;
+   * the neutral events read from it follow it, for billing and the commit point.
+   */
+  | { readonly _tag: "Native"; readonly event: string; readonly data: string }
 
 export const textDelta = (choice: number, text: string): ChatStreamEvent => ({ _tag: "TextDelta", choice, text })
 export const finish = (choice: number, reason: FinishReason): ChatStreamEvent => ({ _tag: "Finish", choice, reason })

@@ -7,6 +7,7 @@ import { decodeMessagesRequest, type MessagesRequest } from "../Dialects/Message
 import { messageFromCompletion } from "../Dialects/Messages/MessagesResponse.ts"
 import { errorEventFrame, MessagesStreamEncoder, pingFrame } from "../Dialects/Messages/MessagesStream.ts"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
+import type { ChatRequest } from "../Domain/ChatRequest.ts"
 import { estimatePromptTokens } from "../Domain/ChatTokenEstimate.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
@@ -58,6 +59,18 @@ const runOptions = (request: HttpServerRequest.HttpServerRequest, decoded: Messa
   }
 }
 
+/**
+ * The neutral request with the client's own body attached: an Anthropic provider gets it as it
+ * came (with the client's `anthropic-beta` opt-ins), every other provider the translation.
+ */
+const withNative = (http: HttpServerRequest.HttpServerRequest, request: MessagesRequest): ChatRequest => {
+  const beta = requestHeader(http, "anthropic-beta")
+  return {
+    ...request.chat,
+    native: { api: "anthropic-messages", body: request.body, ...(beta === undefined ? {} : { headers: { "anthropic-beta": beta } }) }
+  }
+}
+
 const messages = meteredEndpoint(
   "chat",
   "chat",
@@ -66,11 +79,15 @@ const messages = meteredEndpoint(
     Effect.flatMap(versionChecked, (http) =>
       Effect.flatMap(Effect.service(ChatCompletions), (chat) => {
         meter.dialect = "messages"
-        return chat.runNeutral(request.chat, meter, principal.projectId, runOptions(http, request))
+        return chat.runNeutral(withNative(http, request), meter, principal.projectId, runOptions(http, request))
       })).pipe(
         Effect.flatMap((result) => {
           if (result._tag === "Completion") {
-            const body = messageFromCompletion(result.completion, { id: Ids.messageId(), model: result.served.model })
+            const native = result.completion.native
+            // Served natively: Anthropic's message as it came, named by the catalogue model.
+            const body = native !== undefined
+              ? { ...native, model: result.served.model }
+              : messageFromCompletion(result.completion, { id: Ids.messageId(), model: result.served.model })
             return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
           }
           const encoder = new MessagesStreamEncoder({ id: Ids.messageId(), model: request.model })

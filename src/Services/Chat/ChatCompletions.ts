@@ -7,7 +7,7 @@ import { checkCapabilities } from "../../Domain/ChatCapabilityGate.ts"
 import { estimatePromptTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { completionToWire } from "../../Domain/ChatCompletionWire.ts"
 import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
-import { advisoryFields, type ChatRequest } from "../../Domain/ChatRequest.ts"
+import { advisoryFields, type ChatRequest, type NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ModelConfig, ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import { emptyReport, strictViolation, type TranslationReport, translationReport } from "../../Domain/TranslationReport.ts"
 import { providerFields } from "../../Providers/ProviderFields.ts"
@@ -40,6 +40,12 @@ export type NeutralResult =
     readonly created: number
   }
   | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<ChunkWire, GatewayError> }
+
+/** The provider kind whose adapter takes each native API as it is (see `ChatRequest.native`). */
+const nativeKinds: Readonly<Record<NativeRequest["api"], ProviderConfig["kind"]>> = {
+  "anthropic-messages": "anthropic",
+  "openai-responses": "openai"
+}
 
 export interface RunOptions {
   /** Strict translation: routes whose codec would drop a field of the request are not taken. */
@@ -74,9 +80,11 @@ export class ChatCompletions extends Context.Service<
       const { config } = yield* GatewayConfigFile
       const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
       const providerConfigs = new Map(config.providers.map((p) => [p.id, p]))
+      // A native call translates nothing: the provider gets the client's own request.
       const reportFor = (request: ChatRequest, provider: string, model: ModelConfig): TranslationReport => {
         const settings = providerConfigs.get(provider)
-        return settings === undefined ? emptyReport : translationReport(request, providerFields(settings, model), advisoryFields)
+        if (settings === undefined || (request.native !== undefined && nativeKinds[request.native.api] === settings.kind)) return emptyReport
+        return translationReport(request, providerFields(settings, model), advisoryFields)
       }
       const noted = (meter: RequestMeter, request: ChatRequest, served: Served) => {
         const model = catalog.find(served.model)?.config
