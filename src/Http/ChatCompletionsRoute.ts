@@ -1,4 +1,6 @@
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
@@ -9,6 +11,7 @@ import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Strea
 import { meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
+import { isStrict } from "./StrictTranslation.ts"
 import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
 
 const done: Frames = [doneFrame]
@@ -22,8 +25,16 @@ const chatEncoding: SseEncoding<ChunkWire> = {
   stopped: [errorFrame(stoppedMessage), doneFrame]
 }
 
+const strictRun = { strict: true } as const
+
 const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
-  Effect.flatMap(Effect.service(ChatCompletions), (chat) => chat.run(request, meter, principal.projectId)).pipe(
+  Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) =>
+    Context.get(context, ChatCompletions).run(
+      request,
+      meter,
+      principal.projectId,
+      isStrict(Context.get(context, HttpServerRequest.HttpServerRequest), principal) ? strictRun : undefined
+    )).pipe(
     Effect.flatMap((result) =>
       result._tag === "Json"
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))

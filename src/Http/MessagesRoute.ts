@@ -7,6 +7,7 @@ import { decodeMessagesRequest, type MessagesRequest } from "../Dialects/Message
 import { messageFromCompletion } from "../Dialects/Messages/MessagesResponse.ts"
 import { errorEventFrame, MessagesStreamEncoder, pingFrame } from "../Dialects/Messages/MessagesStream.ts"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
+import type { Principal } from "../Domain/ApiKey.ts"
 import type { ChatRequest } from "../Domain/ChatRequest.ts"
 import { estimatePromptTokens } from "../Domain/ChatTokenEstimate.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
@@ -17,6 +18,7 @@ import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { type EndpointOptions, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { requestHeader } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
+import { isStrict } from "./StrictTranslation.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 import { type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
 
@@ -50,9 +52,9 @@ const versionChecked = Effect.flatMap(Effect.service(HttpServerRequest.HttpServe
   return Effect.succeed(request)
 })
 
-/** Strict translation per request: `x-gateway-strict: true`. */
-const runOptions = (request: HttpServerRequest.HttpServerRequest, decoded: MessagesRequest): RunOptions => {
-  const strict = requestHeader(request, "x-gateway-strict")?.trim().toLowerCase() === "true"
+/** Strict translation (header, key or project), and the Anthropic-only parts of the request. */
+const runOptions = (request: HttpServerRequest.HttpServerRequest, principal: Principal, decoded: MessagesRequest): RunOptions => {
+  const strict = isStrict(request, principal)
   return {
     ...(strict ? { strict: true } : {}),
     ...(decoded.requiresNative === undefined ? {} : { only: { kind: "anthropic", field: decoded.requiresNative } })
@@ -79,7 +81,7 @@ const messages = meteredEndpoint(
     Effect.flatMap(versionChecked, (http) =>
       Effect.flatMap(Effect.service(ChatCompletions), (chat) => {
         meter.dialect = "messages"
-        return chat.runNeutral(withNative(http, request), meter, principal.projectId, runOptions(http, request))
+        return chat.runNeutral(withNative(http, request), meter, principal.projectId, runOptions(http, principal, request))
       })).pipe(
         Effect.flatMap((result) => {
           if (result._tag === "Completion") {

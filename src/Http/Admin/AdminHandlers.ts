@@ -29,7 +29,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(AdminApi, "projects", (han
   Effect.gen(function* () {
     const accounts = yield* Accounts
     return handlers
-      .handle("createProject", ({ payload }) => respond(accounts.createProject(payload.name)))
+      .handle("createProject", ({ payload }) => respond(accounts.createProject(payload.name, payload.strict_translation)))
       .handle("listProjects", () => respond(Effect.map(accounts.listProjects(), list)))
       .handle("getProject", ({ params }) => respond(accounts.getProject(params.project_id)))
   })
@@ -63,7 +63,8 @@ export const KeysGroupLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =
             name: payload.name ?? undefined,
             userId: payload.user_id ?? undefined,
             scopes: payload.scopes,
-            expiresAt: payload.expires_at ?? undefined
+            expiresAt: payload.expires_at ?? undefined,
+            strictTranslation: payload.strict_translation
           })
         )
       )

@@ -41,6 +41,12 @@ export type NeutralResult =
   }
   | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<ChunkWire, GatewayError> }
 
+/** The translation report on the request's span, in the client's field names. */
+const translationAttributes = (report: TranslationReport): Record<string, unknown> => ({
+  "gateway.translation.dropped": report.dropped,
+  "gateway.translation.rewritten": report.rewritten.map((r) => `${r.from}->${r.to}`)
+})
+
 /** The provider kind whose adapter takes each native API as it is (see `ChatRequest.native`). */
 const nativeKinds: Readonly<Record<NativeRequest["api"], ProviderConfig["kind"]>> = {
   "anthropic-messages": "anthropic",
@@ -157,6 +163,10 @@ export class ChatCompletions extends Context.Service<
           meter.served = served
           meter.usage = completion.usage
           noted(meter, request, served)
+          const report = meter.translation
+          if (spans.enabled && report !== undefined && (report.dropped.length > 0 || report.rewritten.length > 0)) {
+            yield* Effect.annotateCurrentSpan(translationAttributes(report))
+          }
           return { _tag: "Completion", completion, served, id, created } satisfies NeutralResult
         }
         meter.streamed = true
