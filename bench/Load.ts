@@ -26,7 +26,8 @@ export interface LoadResult {
   readonly ttfcP50: number | undefined
 }
 
-const contentStart = /"content":"(?:[^"\\]|\\.)/
+// A chat delta's `"content":"x` or a Messages `text_delta`'s `"text":"x` (its block start's `"text":""` does not count).
+const contentStart = /"(?:content|text)":"(?:[^"\\]|\\.)/
 // Longer than the marker and the character after it.
 const keptTail = 16
 

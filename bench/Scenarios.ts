@@ -1,5 +1,13 @@
 /** What the benchmark sends, and how it recognises a correct answer. */
-export type ScenarioName = "chat" | "stream" | "embeddings"
+export type ScenarioName = "chat" | "stream" | "embeddings" | "messages" | "messages-stream"
+
+/** A request as a target gets it. */
+export interface ScenarioRequest {
+  readonly path: string
+  readonly body: string
+  readonly headers?: Record<string, string>
+  readonly verify: (body: string) => boolean
+}
 
 export interface Scenario {
   readonly name: ScenarioName
@@ -10,6 +18,11 @@ export interface Scenario {
   readonly verify: (body: string) => boolean
   /** The gateway has no endpoint for it yet: measured for the upstream and floor only. */
   readonly gatewayEndpoint: boolean
+  /**
+   * Another dialect (Messages): what the gateway targets get instead; the upstream and the floor
+   * get the chat call the gateway makes upstream, so the floor stays the same baseline.
+   */
+  readonly viaGateway?: ScenarioRequest
 }
 
 const messages = [
@@ -39,6 +52,35 @@ export const scenarios: ReadonlyArray<Scenario> = [
     // Every frame arrived and the stream ended normally (no error frame).
     verify: (body) => body.endsWith(done) && body.includes("word17") && !body.includes('"stream_error"'),
     gatewayEndpoint: true
+  },
+  {
+    name: "messages",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64 }),
+    ttfb: false,
+    verify: (body) => body.includes('"chat.completion"'),
+    gatewayEndpoint: true,
+    viaGateway: {
+      path: "/v1/messages",
+      body: JSON.stringify({ model: chatModel, system: messages[0]!.content, messages: messages.slice(1), max_tokens: 64 }),
+      headers: { "anthropic-version": "2023-06-01" },
+      verify: (body) => body.includes('"type":"message"') && body.includes('"stop_reason"')
+    }
+  },
+  {
+    name: "messages-stream",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
+    ttfb: true,
+    verify: (body) => body.endsWith(done) && body.includes("word17"),
+    gatewayEndpoint: true,
+    viaGateway: {
+      path: "/v1/messages",
+      body: JSON.stringify({ model: chatModel, system: messages[0]!.content, messages: messages.slice(1), max_tokens: 64, stream: true }),
+      headers: { "anthropic-version": "2023-06-01" },
+      // Every event arrived and the stream ended normally (no error event).
+      verify: (body) => body.includes("word17") && body.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n') && !body.includes("event: error")
+    }
   },
   {
     name: "embeddings",
@@ -115,3 +157,10 @@ export const gatewayConfig = (upstreamPort: number, options: { readonly withMetr
     }))
   ]
 })
+
+/** Targets that are not a gateway: the upstream itself, the floor proxy and the bare Effect proxies. */
+const isGateway = (name: string): boolean => name !== "direct" && name !== "floor" && !name.startsWith("effect-bare")
+
+/** The request a target gets for a scenario (see `viaGateway`). */
+export const requestFor = (target: { readonly name: string }, scenario: Scenario): ScenarioRequest =>
+  scenario.viaGateway !== undefined && isGateway(target.name) ? scenario.viaGateway : scenario

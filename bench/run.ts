@@ -18,7 +18,7 @@ import { soak, type SoakResult } from "./Soak.ts"
  * upstream to CPU 1. Prints one markdown table and the target checks.
  *
  * Flags: --soak (adds a 5-minute soak; --soak-seconds S for another length), --quick (short rounds), --rounds N, --duration S,
- * --scenarios chat,stream,embeddings, --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
+ * --scenarios chat,stream,embeddings (also messages, messages-stream: the same upstream call through /v1/messages), --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
  * warm-up to steady state), --bare undici,node,fetch
  * (adds the bare Effect server -> Effect client proxy with those clients as targets),
  * --no-awake (skips the concurrency-1 rounds with the CPUs kept from halting), --no-gateway,
