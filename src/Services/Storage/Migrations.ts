@@ -8,7 +8,7 @@ import usageLedgerSafety from "./migrations/0006_usage_ledger_safety.ts"
 import generatedImages from "./migrations/0008_generated_images.ts"
 import billing from "./migrations/0009_billing.ts"
 import rateWindows from "./migrations/0010_rate_windows.ts"
-import strictTranslation from "./migrations/0011_strict_translation.ts"
+import strictTranslation from "./migrations/0013_strict_translation.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -21,7 +21,7 @@ export const migrations = Migrator.fromRecord({
   "0008_generated_images": generatedImages,
   "0009_billing": billing,
   "0010_rate_windows": rateWindows,
-  "0011_strict_translation": strictTranslation
+  "0013_strict_translation": strictTranslation
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })
