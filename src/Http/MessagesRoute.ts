@@ -9,11 +9,9 @@ import { errorEventFrame, MessagesStreamEncoder, pingFrame } from "../Dialects/M
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import type { Principal } from "../Domain/ApiKey.ts"
 import type { ChatRequest } from "../Domain/ChatRequest.ts"
-import { estimatePromptTokens } from "../Domain/ChatTokenEstimate.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
 import { ChatCompletions, type RunOptions } from "../Services/Chat/ChatCompletions.ts"
-import { ModelCatalog } from "../Services/Catalog/ModelCatalog.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { type EndpointOptions, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { requestHeader } from "./NodeMessage.ts"
@@ -102,8 +100,9 @@ const messages = meteredEndpoint(
 
 /**
  * `POST /v1/messages/count_tokens`: the same body without `max_tokens`, answered with
- * `{input_tokens}`. The count is the gateway's estimate of the prompt (the one admission
- * reserves with); nothing is sent upstream and nothing is billed.
+ * `{input_tokens}`: Anthropic's own count when the model has an Anthropic deployment (the body
+ * as sent), else the gateway's estimate of the prompt (the figure admission reserves with,
+ * `x-gateway-token-count: estimate`). Nothing is billed.
  * @see https://platform.claude.com/docs/en/api/messages/count_tokens
  */
 const countTokens = meteredEndpoint(
@@ -111,12 +110,15 @@ const countTokens = meteredEndpoint(
   "chat",
   (body) => decodeMessagesRequest({ ...body, max_tokens: body["max_tokens"] ?? 1 }),
   (request, meter) =>
-    Effect.flatMap(versionChecked, () =>
-      Effect.flatMap(Effect.service(ModelCatalog), (catalog) =>
-        Effect.map(catalog.require(request.model, "chat"), () => {
-          meter.dialect = "messages"
-          return HttpServerResponse.jsonUnsafe({ input_tokens: estimatePromptTokens(request.chat) }, { headers: routeHeaders(meter) })
-        }))),
+    Effect.flatMap(versionChecked, (http) =>
+      Effect.flatMap(Effect.service(ChatCompletions), (chat) => {
+        meter.dialect = "messages"
+        return Effect.map(chat.countTokens(withNative(http, request)), ({ inputTokens, counted }) =>
+          HttpServerResponse.jsonUnsafe(
+            { input_tokens: inputTokens },
+            { headers: { ...routeHeaders(meter), "x-gateway-token-count": counted ? "provider" : "estimate" } }
+          ))
+      })),
   undefined,
   endpointOptions
 )

@@ -124,4 +124,33 @@ describe("native Messages passthrough to Anthropic", () => {
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe("overloaded_error")
     expect(openai.requests).toHaveLength(0)
   })
+
+  it("count_tokens asks Anthropic for a model deployed there, with the body minus the generation fields", async () => {
+    anthropic.reply({ kind: "json", status: 200, body: { input_tokens: 2095 } })
+    const counted = await client.messages.countTokens({
+      model: "claude",
+      system: "Be brief.",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ name: "get_weather", input_schema: { type: "object", properties: {} } }]
+    })
+    expect(counted.input_tokens).toBe(2095)
+    const sent = anthropic.requests[0]!
+    expect(sent.url).toBe("/v1/messages/count_tokens")
+    expect(sent.body).toEqual({
+      model: "claude-sonnet-4-5",
+      system: "Be brief.",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ name: "get_weather", input_schema: { type: "object", properties: {} } }]
+    })
+  })
+
+  it("count_tokens for a model with no Anthropic deployment is the gateway's estimate, marked so", async () => {
+    const res = await gw.postJson("/v1/messages/count_tokens", { model: "gpt", messages: [{ role: "user", content: "hello there" }] }, {
+      headers: { "anthropic-version": "2023-06-01" }
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("x-gateway-token-count")).toBe("estimate")
+    expect(((await res.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0)
+    expect(openai.requests).toHaveLength(0)
+  })
 })

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import type { ChatRequest } from "../../Domain/ChatRequest.ts"
+import type { ChatRequest, NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
@@ -12,7 +12,7 @@ import { makeProviderHttp, sseEvents } from "../ProviderHttp.ts"
 import { anthropicError } from "./AnthropicErrors.ts"
 import { anthropicRequestBody } from "./AnthropicRequest.ts"
 import { completionFromAnthropic } from "./AnthropicResponse.ts"
-import { isNativeMessages, initialNativeStreamState, nativeMessagesBody, nativeStreamStep } from "./AnthropicNative.ts"
+import { countTokensBody, isNativeMessages, initialNativeStreamState, nativeMessagesBody, nativeStreamStep } from "./AnthropicNative.ts"
 import { type AnthropicStreamStep, anthropicStreamStep, initialAnthropicStreamState } from "./AnthropicStream.ts"
 import { anthropicVersion } from "./AnthropicWire.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
@@ -100,5 +100,20 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
         }).pipe(Effect.withSpan("Anthropic.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } }))
       )
 
-    return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
+    /**
+     * `POST /messages/count_tokens` with the client's body (model set, generation fields left out,
+     * as that endpoint takes none of them).
+     * @see https://platform.claude.com/docs/en/api/messages/count_tokens
+     */
+    const countUrl = `${url}/count_tokens`
+    const countTokens = Effect.fn("Anthropic.countTokens")(function* (native: NativeRequest, target: ChatTarget) {
+      const body = JSON.stringify(countTokensBody(native, target))
+      const sent = native.headers === undefined ? headers : { ...native.headers, ...headers }
+      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(countUrl, sent, body), anthropicError)
+      const count = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)["input_tokens"] : undefined
+      if (typeof count !== "number") return yield* badResponse(config.id, "the body had no input_tokens")
+      return count
+    })
+
+    return { id: config.id, honoursDeadline: true, complete, stream, countTokens } satisfies ChatProvider
   })

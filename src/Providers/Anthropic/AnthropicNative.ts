@@ -18,6 +18,16 @@ import {
 export const nativeMessagesBody = (native: NativeRequest, target: ChatTarget, stream: boolean): string =>
   JSON.stringify({ ...native.body, model: target.upstreamModel, stream })
 
+/** Fields of a Messages body the count endpoint does not take. */
+const notCounted: ReadonlySet<string> = new Set(["max_tokens", "stream", "stop_sequences", "temperature", "top_p", "top_k", "metadata", "service_tier"])
+
+/** A count_tokens body: the client's request without the generation fields, for the deployment's model. */
+export const countTokensBody = (native: NativeRequest, target: ChatTarget): Record<string, unknown> => {
+  const body: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(native.body)) if (!notCounted.has(key)) body[key] = value
+  return { ...body, model: target.upstreamModel }
+}
+
 export const isNativeMessages = (native: NativeRequest | undefined): native is NativeRequest => native?.api === "anthropic-messages"
 
 export interface NativeStreamState {

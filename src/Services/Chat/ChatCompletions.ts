@@ -20,6 +20,7 @@ import { withStreamTimeouts } from "../../Streams/StreamTimeouts.ts"
 import { type DeliveryNeeds, DocumentResolver } from "./DocumentResolver.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
+import { ProviderRegistry } from "../Routing/ProviderRegistry.ts"
 import { ProviderRouter, type RouteFilter } from "../Routing/ProviderRouter.ts"
 import type { Served } from "../Routing/RoutedAttempts.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
@@ -75,6 +76,11 @@ export class ChatCompletions extends Context.Service<
       projectId: string,
       options?: RunOptions
     ) => Effect.Effect<NeutralResult, GatewayError>
+    /**
+     * Input tokens of a request: the provider's own count where the model has a deployment whose
+     * provider counts natively (Anthropic, for a Messages body), else the gateway's estimate.
+     */
+    readonly countTokens: (request: ChatRequest) => Effect.Effect<{ readonly inputTokens: number; readonly counted: boolean }, GatewayError>
   }
 >()("gateway/ChatCompletions") {
   static readonly layer = Layer.effect(
@@ -82,6 +88,7 @@ export class ChatCompletions extends Context.Service<
     Effect.gen(function* () {
       const catalog = yield* ModelCatalog
       const router = yield* ProviderRouter
+      const registry = yield* ProviderRegistry
       const documents = yield* DocumentResolver
       const { config } = yield* GatewayConfigFile
       const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
@@ -212,7 +219,22 @@ export class ChatCompletions extends Context.Service<
               body: completionToWire(result.completion, { id: result.id, created: result.created, model: result.served.model })
             })
 
-      return ChatCompletions.of({ run, runNeutral })
+      const countTokens = Effect.fn("ChatCompletions.countTokens")(function* (request: ChatRequest) {
+        const model = (yield* catalog.require(request.model, "chat")).config
+        const native = request.native
+        if (native !== undefined) {
+          for (const deployment of model.deployments) {
+            if (providerKinds.get(deployment.provider) !== nativeKinds[native.api]) continue
+            const counter = registry.chat(deployment.provider)?.countTokens
+            if (counter === undefined) continue
+            const inputTokens = yield* counter(native, { upstreamModel: deployment.model, model })
+            return { inputTokens, counted: true }
+          }
+        }
+        return { inputTokens: estimatePromptTokens(request), counted: false }
+      })
+
+      return ChatCompletions.of({ run, runNeutral, countTokens })
     })
   )
 }
