@@ -9,7 +9,13 @@ import { completionToWire } from "../../Domain/ChatCompletionWire.ts"
 import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
 import { advisoryFields, type ChatRequest, type NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ModelConfig, ProviderConfig } from "../../Domain/GatewayConfig.ts"
-import { emptyReport, strictViolation, type TranslationReport, translationReport } from "../../Domain/TranslationReport.ts"
+import {
+  emptyReport,
+  type ProviderFields,
+  strictViolation,
+  type TranslationReport,
+  translationReport
+} from "../../Domain/TranslationReport.ts"
 import { providerFields } from "../../Providers/ProviderFields.ts"
 import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
@@ -94,10 +100,18 @@ export class ChatCompletions extends Context.Service<
       const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
       const providerConfigs = new Map(config.providers.map((p) => [p.id, p]))
       // A native call translates nothing: the provider gets the client's own request.
+      // The catalogue is fixed while the process runs: one field table per provider and model, made on first use.
+      const tables = new Map<string, ProviderFields>()
+      const tableOf = (settings: ProviderConfig, model: ModelConfig): ProviderFields => {
+        const key = `${settings.id}\u0000${model.id}`
+        let table = tables.get(key)
+        if (table === undefined) tables.set(key, (table = providerFields(settings, model)))
+        return table
+      }
       const reportFor = (request: ChatRequest, provider: string, model: ModelConfig): TranslationReport => {
         const settings = providerConfigs.get(provider)
         if (settings === undefined || (request.native !== undefined && nativeKinds[request.native.api] === settings.kind)) return emptyReport
-        return translationReport(request, providerFields(settings, model), advisoryFields)
+        return translationReport(request, tableOf(settings, model), advisoryFields)
       }
       const noted = (meter: RequestMeter, request: ChatRequest, served: Served) => {
         const model = catalog.find(served.model)?.config
