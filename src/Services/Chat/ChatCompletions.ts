@@ -221,7 +221,18 @@ export class ChatCompletions extends Context.Service<
               })
             })
         })
-        return { _tag: "Stream", chunks: bounded } satisfies NeutralResult
+        if (!spans.enabled) return { _tag: "Stream", chunks: bounded } satisfies NeutralResult
+        // Traced: the report goes on the request's span once the first chunk names the route that serves.
+        let reported = false
+        const traced = Stream.tap(bounded, () => {
+          if (reported) return Effect.void
+          reported = true
+          const report = meter.translation
+          return report === undefined || (report.dropped.length === 0 && report.rewritten.length === 0)
+            ? Effect.void
+            : Effect.annotateCurrentSpan(translationAttributes(report))
+        })
+        return { _tag: "Stream", chunks: traced } satisfies NeutralResult
       }, spans.span("ChatCompletions.run"))
 
       const run = (request: ChatRequest, meter: RequestMeter, projectId: string, options?: RunOptions) =>
