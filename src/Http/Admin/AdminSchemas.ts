@@ -34,6 +34,11 @@ export const CreateKeyBody = Schema.Struct({
   strict_translation: Schema.optionalKey(Schema.Boolean)
 }).annotate({ identifier: "CreateKeyBody" })
 
+/** Turns strict translation on or off for a key or a project. */
+export const StrictTranslationBody = Schema.Struct({
+  strict_translation: Schema.Boolean
+}).annotate({ identifier: "StrictTranslationBody" })
+
 /** Unix seconds in the query string. */
 const UnixSeconds = Schema.NumberFromString.pipe(Schema.decodeTo(Timestamp))
 

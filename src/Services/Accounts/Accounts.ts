@@ -45,6 +45,8 @@ export class Accounts extends Context.Service<
     readonly createProject: (name: string, strictTranslation?: boolean) => Effect.Effect<ProjectView, GatewayError>
     readonly listProjects: () => Effect.Effect<ReadonlyArray<ProjectView>, GatewayError>
     readonly getProject: (id: string) => Effect.Effect<ProjectView, GatewayError>
+    /** Strict translation for every key of the project (see the translation report). */
+    readonly setProjectStrict: (id: string, strict: boolean) => Effect.Effect<ProjectView, GatewayError>
     readonly createUser: (input: {
       readonly projectId: string
       readonly name: string
@@ -91,6 +93,13 @@ export class Accounts extends Context.Service<
           return rows.map(projectView)
         }),
         getProject,
+        setProjectStrict: Effect.fn("Accounts.setProjectStrict")(function* (id: string, strict: boolean) {
+          const rows = yield* sql<ProjectRow>`UPDATE projects SET strict_translation = ${strict} WHERE id = ${id}
+            RETURNING id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation`.pipe(guard)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
+          return projectView(row)
+        }),
         createUser: Effect.fn("Accounts.createUser")(function* (input) {
           yield* getProject(input.projectId)
           const rows = yield* sql<UserRow>`INSERT INTO users (id, project_id, name, email)

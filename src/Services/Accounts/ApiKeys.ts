@@ -73,6 +73,8 @@ export class ApiKeys extends Context.Service<
     readonly create: (input: CreateKeyInput) => Effect.Effect<{ readonly key: ApiKeyView; readonly secret: string }, GatewayError>
     readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<ApiKeyView>, GatewayError>
     readonly revoke: (id: string) => Effect.Effect<ApiKeyView, GatewayError>
+    /** Strict translation for one key; this instance applies it at once, others within `auth.cache_ttl_seconds`. */
+    readonly setStrict: (id: string, strict: boolean) => Effect.Effect<ApiKeyView, GatewayError>
     /**
      * Bearer secret -> principal, or 401. Cached for `auth.cache_ttl_seconds`, and past that while
      * the database is unreachable; an unknown key then gets a 503.
@@ -198,6 +200,15 @@ export class ApiKeys extends Context.Service<
           // at the latest within auth.cache_ttl_seconds.
           cache.clear()
           yield* announceRevocation(sql, id)
+          return view(row)
+        }),
+        setStrict: Effect.fn("ApiKeys.setStrict")(function* (id: string, strict: boolean) {
+          const rows = yield* sql<KeyRow>`WITH updated AS (
+              UPDATE api_keys SET strict_translation = ${strict} WHERE id = ${id} RETURNING *)
+            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(guard)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such API key: ${id}`, "key_id")
+          cache.clear()
           return view(row)
         }),
         verify,
