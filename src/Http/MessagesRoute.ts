@@ -1,4 +1,5 @@
 import type * as Arr from "effect/Array"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -32,23 +33,21 @@ const messagesEncoding = (encoder: MessagesStreamEncoder): SseEncoding<ChunkWire
   stopped: [utf8(errorEventFrame("overloaded_error", stoppedMessage))]
 })
 
-const endpointOptions: EndpointOptions = { dialect: "messages", apiKeyHeader: true }
-
 /**
  * `anthropic-version` is required, as by Anthropic; any dated version is accepted, since the
- * gateway answers in the shape every version shares.
+ * gateway answers in the shape every version shares. Checked before the body is read.
  * @see https://platform.claude.com/docs/en/api/versioning
  */
-const versionChecked = Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
-  const version = requestHeader(request, "anthropic-version")
-  if (version === undefined || version.trim() === "") {
-    return Effect.fail(GatewayError.invalid("anthropic-version: header is required", "anthropic-version"))
+const versionRefusal = (request: HttpServerRequest.HttpServerRequest): GatewayError | undefined => {
+  const version = requestHeader(request, "anthropic-version")?.trim()
+  if (version === undefined || version === "") return GatewayError.invalid("anthropic-version: header is required", "anthropic-version")
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) {
+    return GatewayError.invalid(`anthropic-version: '${version}' is not a valid version (expected a date such as 2023-06-01)`, "anthropic-version")
   }
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(version.trim())) {
-    return Effect.fail(GatewayError.invalid(`anthropic-version: '${version}' is not a valid version (expected a date such as 2023-06-01)`, "anthropic-version"))
-  }
-  return Effect.succeed(request)
-})
+  return undefined
+}
+
+const endpointOptions: EndpointOptions = { dialect: "messages", apiKeyHeader: true, headers: versionRefusal }
 
 /** Strict translation (header, key or project), and the Anthropic-only parts of the request. */
 const runOptions = (request: HttpServerRequest.HttpServerRequest, principal: Principal, decoded: MessagesRequest): RunOptions => {
@@ -76,24 +75,24 @@ const messages = meteredEndpoint(
   "chat",
   decodeMessagesRequest,
   (request, meter, principal) =>
-    Effect.flatMap(versionChecked, (http) =>
-      Effect.flatMap(Effect.service(ChatCompletions), (chat) => {
-        meter.dialect = "messages"
-        return chat.runNeutral(withNative(http, request), meter, principal.projectId, runOptions(http, principal, request))
-      })).pipe(
-        Effect.flatMap((result) => {
-          if (result._tag === "Completion") {
-            const native = result.completion.native
-            // Served natively: Anthropic's message as it came, named by the catalogue model.
-            const body = native !== undefined
-              ? { ...native, model: result.served.model }
-              : messageFromCompletion(result.completion, { id: Ids.messageId(), model: result.served.model })
-            return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
-          }
-          const encoder = new MessagesStreamEncoder({ id: Ids.messageId(), model: request.model })
-          return streamResponse(result.chunks, messagesEncoding(encoder), () => routeHeaders(meter))
-        })
-      ),
+    Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) => {
+      const http = Context.get(context, HttpServerRequest.HttpServerRequest)
+      meter.dialect = "messages"
+      return Context.get(context, ChatCompletions).runNeutral(withNative(http, request), meter, principal.projectId, runOptions(http, principal, request))
+    }).pipe(
+      Effect.flatMap((result) => {
+        if (result._tag === "Completion") {
+          const native = result.completion.native
+          // Served natively: Anthropic's message as it came, named by the catalogue model.
+          const body = native !== undefined
+            ? { ...native, model: result.served.model }
+            : messageFromCompletion(result.completion, { id: Ids.messageId(), model: result.served.model })
+          return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
+        }
+        const encoder = new MessagesStreamEncoder({ id: Ids.messageId(), model: request.model })
+        return streamResponse(result.chunks, messagesEncoding(encoder), () => routeHeaders(meter))
+      })
+    ),
   (request, context) => chatWorstCase(request.chat, context),
   endpointOptions
 )
@@ -110,15 +109,15 @@ const countTokens = meteredEndpoint(
   "chat",
   (body) => decodeMessagesRequest({ ...body, max_tokens: body["max_tokens"] ?? 1 }),
   (request, meter) =>
-    Effect.flatMap(versionChecked, (http) =>
-      Effect.flatMap(Effect.service(ChatCompletions), (chat) => {
-        meter.dialect = "messages"
-        return Effect.map(chat.countTokens(withNative(http, request)), ({ inputTokens, counted }) =>
-          HttpServerResponse.jsonUnsafe(
-            { input_tokens: inputTokens },
-            { headers: { ...routeHeaders(meter), "x-gateway-token-count": counted ? "provider" : "estimate" } }
-          ))
-      })),
+    Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) => {
+      meter.dialect = "messages"
+      const counting = Context.get(context, ChatCompletions).countTokens(withNative(Context.get(context, HttpServerRequest.HttpServerRequest), request))
+      return Effect.map(counting, ({ inputTokens, counted }) =>
+        HttpServerResponse.jsonUnsafe(
+          { input_tokens: inputTokens },
+          { headers: { ...routeHeaders(meter), "x-gateway-token-count": counted ? "provider" : "estimate" } }
+        ))
+    }),
   undefined,
   endpointOptions
 )

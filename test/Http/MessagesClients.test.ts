@@ -159,6 +159,16 @@ describe("the Anthropic SDK against /v1/messages", () => {
     expect(body.error.message).toContain("max_tokens")
   })
 
+  it("anthropic-version is required, checked before the body is read", async () => {
+    const missing = await gw.postJson("/v1/messages", { model: "m-openai", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: "anthropic-version: header is required" } })
+    const bad = await gw.postJson("/v1/messages", "not even json", { headers: { "anthropic-version": "latest" } })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain("anthropic-version")
+    expect(gw.upstreams.openai.requests).toHaveLength(0)
+  })
+
   it("count_tokens answers input_tokens", async () => {
     const counted = await client.messages.countTokens({ model: "m-openai", messages: [{ role: "user", content: "hello there, how are you?" }] })
     expect(counted.input_tokens).toBeGreaterThan(0)
