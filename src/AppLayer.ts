@@ -9,6 +9,8 @@ import { GatewayMetrics } from "./Services/Metrics/GatewayMetrics.ts"
 import { Accounts } from "./Services/Accounts/Accounts.ts"
 import { ApiKeys } from "./Services/Accounts/ApiKeys.ts"
 import { KeyRevocationsLive } from "./Services/Accounts/KeyRevocations.ts"
+import { ConsoleSessionStore } from "./Services/Accounts/ConsoleSessionStore.ts"
+import { FailedAuthThrottle } from "./Http/Admin/FailedAuthThrottle.ts"
 import { Admission } from "./Services/Billing/Admission.ts"
 import { BillingAdmin } from "./Services/Billing/BillingAdmin.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
@@ -40,7 +42,7 @@ const KeysLive = KeyRevocationsLive.pipe(Layer.provideMerge(ApiKeys.layer))
 
 const CoreLive = BillingAdmin.layer.pipe(
   Layer.provideMerge(Admission.layer),
-  Layer.provideMerge(Layer.mergeAll(KeysLive, ModelCatalog.layer, UsageLedger.layer)),
+  Layer.provideMerge(Layer.mergeAll(KeysLive, ModelCatalog.layer, UsageLedger.layer, ConsoleSessionStore.layer, FailedAuthThrottle.layer)),
   Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(DatabaseLive)
 )

@@ -43,6 +43,12 @@ export const session = {
     await api("DELETE", "/console/session")
     csrfToken = null
     openApi = null
+  },
+  /** Ends every console session on the server, in every browser; this one too. */
+  signOutEverywhere: async () => {
+    await api("DELETE", "/console/sessions")
+    csrfToken = null
+    openApi = null
   }
 }
 

@@ -65,6 +65,11 @@ const start = async () => {
     await session.signOut().catch(() => undefined)
     signInPage("Signed out.")
   })
+  document.getElementById("sign-out-everywhere").addEventListener("click", async () => {
+    if (!confirm("Sign out every console session, in every browser?")) return
+    await session.signOutEverywhere().catch(() => undefined)
+    signInPage("Every console session is signed out.")
+  })
   try {
     await session.load()
   } catch {

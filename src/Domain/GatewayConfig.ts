@@ -9,6 +9,7 @@ import { ResilienceSettings } from "./ResilienceSettings.ts"
 import { AccessLogSettings } from "./AccessLogSettings.ts"
 import { MetricsSettings } from "./MetricsSettings.ts"
 import { BillingSettings, LimitSettings } from "./LimitSettings.ts"
+import { BodyLimitSettings, JsonLimitSettings } from "./RequestLimitSettings.ts"
 
 /**
  * The shape of `gateway.yaml`. Keys are snake_case like the wire format they configure.
@@ -141,8 +142,13 @@ export const ModelConfig = Schema.Struct({
 export type ModelConfig = typeof ModelConfig.Type
 
 export const ServerSettings = Schema.Struct({
-  /** Largest request body accepted, in MiB. Large enough for one 100 MB video as base64 plus 50 MB of files. */
+  /**
+   * Largest body of `POST /v1/chat/completions`, in MiB. Large enough for one 100 MB video as
+   * base64 plus 50 MB of files. The other routes have their own caps (`body_limits`).
+   */
   body_limit_mb: withDefault(PositiveInt, 200),
+  body_limits: withDefault(BodyLimitSettings, {}),
+  json_limits: withDefault(JsonLimitSettings, {}),
   /** How long in-flight requests may run after SIGTERM. */
   shutdown_grace_seconds: withDefault(PositiveInt, 20),
   /** SSE comment sent while an upstream stream is silent. */
@@ -156,7 +162,12 @@ export type ServerSettings = typeof ServerSettings.Type
 
 export const AuthSettings = Schema.Struct({
   /** How long a verified key is trusted before the database is asked again (revocation delay across instances). */
-  cache_ttl_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10)
+  cache_ttl_seconds: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 10),
+  /**
+   * Wrong admin tokens (on `/admin`, a console sign-in, or a forged console cookie) one client
+   * address may send per minute; past it, 429 with Retry-After until the oldest ages out.
+   */
+  failed_admin_attempts_per_minute: withDefault(PositiveInt, 10)
 })
 export type AuthSettings = typeof AuthSettings.Type
 

@@ -1,13 +1,14 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
+import * as Data from "effect/Data"
+import * as Redacted from "effect/Redacted"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { AppConfig } from "../Services/Config/AppConfig.ts"
-import { adminAuthLayer, adminRefusal } from "./Admin/AdminAuth.ts"
+import { adminTokenProblem, AppConfig } from "../Services/Config/AppConfig.ts"
+import { adminAuthLayer, adminGate, adminRefusal } from "./Admin/AdminAuth.ts"
 import { AdminApi } from "./Admin/AdminApiDefinition.ts"
 import { AdminDisabledLive } from "./Admin/AdminDisabled.ts"
 import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
@@ -20,8 +21,8 @@ import type { RouteSignature } from "./Route.ts"
 export { AdminApi } from "./Admin/AdminApiDefinition.ts"
 
 /** The OpenAPI document sits behind the admin token like every other `/admin` route. */
-const openApiRoute = (token: Redacted.Redacted<string>) => {
-  const refusalOf = adminRefusal(token)
+const openApiRoute = (token: Redacted.Redacted<string>) => Layer.unwrap(Effect.map(adminGate, (gate) => {
+  const refusalOf = adminRefusal(token, gate)
   const document = OpenApi.fromApi(AdminApi)
   return HttpRouter.add(
     "GET",
@@ -34,7 +35,7 @@ const openApiRoute = (token: Redacted.Redacted<string>) => {
       })
     )
   )
-}
+}))
 
 /** The admin routes, guarded by `token`. */
 export const adminApiLayer = (token: Redacted.Redacted<string>) =>
@@ -69,5 +70,13 @@ export const adminRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>, 
  * it is disabled and how to enable it.
  */
 export const AdminRoutesLive = Layer.unwrap(
-  Effect.map(AppConfig, (app) => (app.adminToken === undefined ? AdminDisabledLive : adminApiLayer(app.adminToken)))
+  Effect.flatMap(AppConfig, (app) => {
+    if (app.adminToken === undefined) return Effect.succeed(AdminDisabledLive)
+    // Settings made in code (not from the environment) are held to the same rule.
+    const problem = adminTokenProblem(Redacted.value(app.adminToken))
+    return problem === undefined ? Effect.succeed(adminApiLayer(app.adminToken)) : Effect.fail(new AdminTokenRefused({ message: `GATEWAY_ADMIN_TOKEN ${problem}` }))
+  })
 )
+
+/** The admin token is too short to start with (see `adminTokenProblem`). */
+export class AdminTokenRefused extends Data.TaggedError("AdminTokenRefused")<{ readonly message: string }> {}

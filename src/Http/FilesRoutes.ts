@@ -80,7 +80,7 @@ const upload = withUser(rateLimitedOnly(
       const { fields } = yield* form
       if (staged === undefined) return yield* GatewayError.invalid("Missing required parameter: 'file'.", "file")
       // A repeated field counts with its last value.
-      const last: Record<string, string> = {}
+      const last: Record<string, string> = Object.create(null) as Record<string, string>
       for (const [name, values] of Object.entries(fields)) last[name] = values.at(-1)!
       const parsed = yield* parseFields(last)
       return yield* service.commit(principal, staged, parsed)
@@ -135,12 +135,31 @@ const content = withUser(
     const { file, stream } = yield* (yield* Files).content(yield* CurrentPrincipal, yield* fileIdParam)
     const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, "_")
     return HttpServerResponse.stream(stream, {
-      contentType: file.contentType,
+      contentType: servedContentType(file.contentType),
       contentLength: file.bytes,
-      headers: { "content-disposition": `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}` }
+      headers: {
+        "content-disposition": `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+        ...downloadHeaders
+      }
     })
   })
 )
+
+// Types a browser would run or render as a page (markup, scripts, styles) are sent as plain
+// bytes: the stored type came from the uploader, and the gateway's origin must never serve
+// their page. Everything else keeps its type; nothing is sniffed either way.
+const token = /^[\w.+-]+\/[\w.+-]+$/
+const withParameters = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\u0000-\u001f]*"|[\w.+-]+))*$/
+const activeType = /^(text\/(html|xml|javascript|ecmascript|css|xsl)|application\/(xhtml\+xml|xml|javascript|ecmascript|x-javascript|xslt\+xml)|image\/svg\+xml|multipart\/)|\+xml$/i
+
+/** The Content-Type `/v1/files/{id}/content` answers with for a stored type. */
+export const servedContentType = (stored: string): string => {
+  const mediaType = stored.split(";", 1)[0]!.trim()
+  if (activeType.test(mediaType) || !token.test(mediaType)) return "application/octet-stream"
+  return withParameters.test(stored) ? stored : mediaType
+}
+
+const downloadHeaders = { "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'; sandbox" }
 
 const remove = withUser(
   Effect.gen(function* () {

@@ -5,7 +5,8 @@ import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { AppConfig } from "../Services/Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
-import { BodyLimit, BodyReadTimeout } from "./JsonBody.ts"
+import { bodyLimitTable, BodyLimits, JsonLimits, jsonShapeLimits } from "./BodyLimits.ts"
+import { BodyReadTimeout } from "./JsonBody.ts"
 import { answerClientErrors, RequestGuardLive, routerConfig } from "./RequestGuard.ts"
 import type { RouteSignature } from "./Route.ts"
 import { routesLayer } from "./Routes.ts"
@@ -52,8 +53,9 @@ const drainOnClose = (server: Server): Server => {
 
 const SettingsLive = Layer.unwrap(
   Effect.map(GatewayConfigFile, ({ config }) =>
-    Layer.merge(
-      Layer.succeed(BodyLimit, config.server.body_limit_mb * 1024 * 1024),
+    Layer.mergeAll(
+      Layer.succeed(BodyLimits, bodyLimitTable(config.server)),
+      Layer.succeed(JsonLimits, jsonShapeLimits(config.server)),
       Layer.succeed(BodyReadTimeout, config.resilience.body_read_timeout_seconds * 1000)
     ))
 )

@@ -7,12 +7,11 @@ import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { GatewayError, RequestTimeout } from "../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../Domain/SchemaErrors.ts"
+import { type BodyCap, type BodyLimitTable, BodyLimits, bodyTooLarge, JsonLimits, type JsonShapeLimits, jsonShapeRefused } from "./BodyLimits.ts"
 import { errorBody } from "./ErrorResponse.ts"
 import { requestIdOf } from "./Handler.ts"
+import { jsonShapeRefusal, spendEscapes } from "./JsonShape.ts"
 import { incomingMessageOf, requestHeader, serverResponseOf } from "./NodeMessage.ts"
-
-/** Largest request body accepted, in bytes (`server.body_limit_mb`). */
-export const BodyLimit = Context.Reference<number>("gateway/BodyLimit", { defaultValue: () => 200 * 1024 * 1024 })
 
 /** How long a request body may send nothing, in ms (`resilience.body_read_timeout_seconds`). */
 export const BodyReadTimeout = Context.Reference<number>("gateway/BodyReadTimeout", { defaultValue: () => 30_000 })
@@ -76,9 +75,6 @@ export const bodyStall = (request: HttpServerRequest.HttpServerRequest, stallMs:
   })
 }
 
-const tooLarge = (limit: number) =>
-  GatewayError.tooLarge(`The request body is larger than the ${Math.floor(limit / (1024 * 1024))} MB limit.`)
-
 const isJsonContentType = (value: string | undefined): boolean => {
   if (value === undefined) return false
   const mediaType = value.split(";", 1)[0]!.trim().toLowerCase()
@@ -90,7 +86,10 @@ const isJsonContentType = (value: string | undefined): boolean => {
 const mayHoldBadText = (text: string): boolean =>
   text.includes("\\u0000") || text.includes("\\ud") || text.includes("\\uD")
 
-const parseObject = (text: string): Effect.Effect<Record<string, unknown>, GatewayError> => {
+const tooManyEscapes = (limits: JsonShapeLimits) =>
+  jsonShapeRefused(`has more than ${limits.maxEscapes.toLocaleString("en-US")} backslash escapes`, limits.maxEscapes, "max_escapes", undefined, "json_too_many_escapes")
+
+const parseObject = (text: string, limits: JsonShapeLimits): Effect.Effect<Record<string, unknown>, GatewayError> => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -102,6 +101,8 @@ const parseObject = (text: string): Effect.Effect<Record<string, unknown>, Gatew
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return Effect.fail(GatewayError.invalid("The request body must be a JSON object.", undefined, "invalid_body"))
   }
+  const shape = jsonShapeRefusal(parsed, limits)
+  if (shape !== undefined) return Effect.fail(shape)
   const bad = mayHoldBadText(text) ? badTextPath(parsed) : undefined
   if (bad !== undefined) {
     return Effect.fail(
@@ -150,15 +151,18 @@ const decoder = new TextDecoder()
 /**
  * The body of a Node request as text, read straight from the message: one callback instead of
  * the platform's cached stream reader and the `MaxBodySize` context entry it needs, which the
- * model endpoints would pay on every request. Bytes past `limit` end the read with a 413; the
- * server's teardown deals with the rest of the body. Decoded like the platform does (a BOM
- * dropped, bad UTF-8 replaced).
+ * model endpoints would pay on every request. Bytes past the cap end the read with a 413, and
+ * backslashes past `limits.maxEscapes` with a 400, as soon as they arrive; the server's teardown
+ * deals with the rest of the body. Decoded like the platform does (a BOM dropped, bad UTF-8
+ * replaced).
  */
-const readIncoming = (source: IncomingMessage, limit: number, stallMs: number): Effect.Effect<string, GatewayError> =>
+const readIncoming = (source: IncomingMessage, cap: BodyCap, limits: JsonShapeLimits, stallMs: number): Effect.Effect<string, GatewayError> =>
   Effect.callback<string, GatewayError>((resume) => {
     if (source.readableEnded || source.destroyed) return resume(Effect.fail(unreadable()))
     const chunks: Array<Buffer> = []
+    const limit = cap.bytes
     let size = 0
+    let escapes = limits.maxEscapes
     const stop = () => {
       unwatch()
       source.off("data", onData)
@@ -172,9 +176,12 @@ const readIncoming = (source: IncomingMessage, limit: number, stallMs: number): 
     })
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size <= limit) return void chunks.push(chunk)
+      if (size <= limit) {
+        escapes = spendEscapes(chunk, escapes)
+        if (escapes >= 0) return void chunks.push(chunk)
+      }
       stop()
-      resume(Effect.fail(tooLarge(limit)))
+      resume(Effect.fail(size > limit ? bodyTooLarge(cap) : tooManyEscapes(limits)))
     }
     const onEnd = () => {
       stop()
@@ -194,14 +201,15 @@ const readIncoming = (source: IncomingMessage, limit: number, stallMs: number): 
 
 // The platform's reader, for what `readIncoming` leaves to it: `Expect: 100-continue` (the
 // platform answers the expectation when the body is read) and non-Node requests (tests).
-const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit: number, stallMs: number) => {
+const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, cap: BodyCap, limits: JsonShapeLimits, stallMs: number) => {
   const text = request.text.pipe(
-    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(cap.bytes)),
     Effect.catch((error) =>
       error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
-        ? Effect.fail(tooLarge(limit))
+        ? Effect.fail(bodyTooLarge(cap))
         : Effect.fail(unreadable())
-    )
+    ),
+    Effect.flatMap((body) => (spendEscapes(Buffer.from(body), limits.maxEscapes) < 0 ? Effect.fail(tooManyEscapes(limits)) : Effect.succeed(body)))
   )
   const message = incomingMessageOf(request)
   if (message === undefined) return text
@@ -210,26 +218,28 @@ const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, limit
 }
 
 /**
- * Reads a JSON object body. A declared Content-Length over the limit is refused before any
- * byte is read; a chunked body is cut off as soon as it passes the limit.
+ * Reads a JSON object body within the route's cap (`capOf` picks it from `server.body_limits`). A declared Content-Length over the cap is
+ * refused before any byte is read; a body that passes it while it streams in is cut off there.
+ * The parsed body is checked against `server.json_limits` before anything else sees it.
  */
-export const readJsonObject: Effect.Effect<Record<string, unknown>, GatewayError, HttpServerRequest.HttpServerRequest> =
+export const readJsonObject = (capOf: (table: BodyLimitTable) => BodyCap): Effect.Effect<Record<string, unknown>, GatewayError, HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(Effect.context<HttpServerRequest.HttpServerRequest>(), (context) => {
     const request = Context.get(context, HttpServerRequest.HttpServerRequest)
-    const limit = Context.get(context, BodyLimit)
+    const limits = Context.get(context, JsonLimits)
+    const cap = capOf(Context.get(context, BodyLimits))
     if (!isJsonContentType(requestHeader(request, "content-type"))) {
       return Effect.fail(
         GatewayError.unsupportedMedia("This endpoint takes a JSON body; set the header Content-Type: application/json.")
       )
     }
     const declared = Number(requestHeader(request, "content-length") ?? "")
-    if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(limit))
+    if (Number.isFinite(declared) && declared > cap.bytes) return Effect.fail(bodyTooLarge(cap))
     const stallMs = Context.get(context, BodyReadTimeout)
     const message = incomingMessageOf(request)
     const text = message !== undefined && message.headers.expect === undefined
-      ? readIncoming(message, limit, stallMs)
-      : readThroughPlatform(request, limit, stallMs)
-    return Effect.flatMap(text, parseObject)
+      ? readIncoming(message, cap, limits, stallMs)
+      : readThroughPlatform(request, cap, limits, stallMs)
+    return Effect.flatMap(text, (body) => parseObject(body, limits))
   })
 
 /** Decodes an already-parsed body; the decoder is built once per schema, not per request. */

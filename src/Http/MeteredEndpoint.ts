@@ -15,6 +15,7 @@ import { type Dialect, statusIn } from "../Dialects/DialectErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
+import { capOf } from "./BodyLimits.ts"
 import { noteMeter } from "./AccessLogHook.ts"
 
 const free = () => freeAsk
@@ -49,8 +50,9 @@ export interface EndpointOptions {
 
 /**
  * The steps every model endpoint shares, whatever its body: the key is checked for `scope`, a
- * usage meter is opened (written when the request ends, whatever happens), the body is read
- * and decoded, and the status of a failure is put on the meter. Written as a chain rather than
+ * usage meter is opened (written when the request ends, whatever happens), admission's header
+ * check runs, the body is read (within its route's cap) and decoded, and the status of a
+ * failure is put on the meter. Written as a chain rather than
  * a generator: this runs on every request, and each step of a generator costs an iterator
  * round trip.
  */
@@ -74,7 +76,9 @@ const metered = <A extends { readonly model: string }, R1, R>(
       const refused = options.headers?.(httpRequest)
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) => {
         noteMeter(httpRequest.source, meter)
-        return (refused === undefined ? read : Effect.fail(refused)).pipe(
+        // What the headers decide comes before the body is read: a caller already over its
+        // request rate or out of credit is refused without the gateway reading its body.
+        return (refused === undefined ? Effect.andThen(admission.precheck(principal), read) : Effect.fail(refused)).pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
             // The one admission step: rate limits and the worst-case reservation, before
@@ -112,7 +116,7 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
   respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
   worstCase?: WorstCase<A>,
   options?: EndpointOptions
-) => metered(scope, endpoint, Effect.flatMap(readJsonObject, decode), respond, worstCase, options)
+) => metered(scope, endpoint, Effect.flatMap(readJsonObject((table) => capOf(table, endpoint)), decode), respond, worstCase, options)
 
 /**
  * A model endpoint with a multipart/form-data body (audio uploads): `read` consumes the form

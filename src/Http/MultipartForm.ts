@@ -71,7 +71,8 @@ export const readMultipartForm = <E, R>(options: MultipartFormOptions<E, R>) =>
     const parts = message === undefined
       ? request.multipartStream
       : uploadParts(message, serverResponseOf(request), { maxBodyBytes: bodyLimit, stallMs }, outcome)
-    const fields: MultipartFields = {}
+    // No prototype: a field named `__proto__` or `constructor` is a field like any other.
+    const fields: MultipartFields = Object.create(null) as MultipartFields
     let files = 0
     yield* parts.pipe(
       Stream.runForEach((part) =>

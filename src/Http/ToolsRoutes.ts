@@ -30,16 +30,25 @@ const toolOfPath = Effect.flatMap(HttpRouter.params, (params) =>
 
 const retrieve = authenticated("tools", Effect.map(toolOfPath, ({ tool }) => HttpServerResponse.jsonUnsafe(view(tool.listing))))
 
+/** The tool named by the path, if there is one: looked up before the key is, refused only after it. */
+const toolLookup = Effect.flatMap(HttpRouter.params, (params) =>
+  Effect.map(WebTools, (tools) => {
+    const id = params["id"] ?? ""
+    return { tools, id, tool: tools.find(id) }
+  })
+)
+
 /**
  * One tool call: scope `tools`, a usage event per call (`units` 1 and the tool's per-call
  * price when the call ran; a refused call is not charged), the body decoded by the tool's own
- * schema. The billed amount is never in the response (spec 1.2).
+ * schema. The key is checked first, so an unknown tool is a 404 only for a caller with a key
+ * (without one, a 401 like every `/v1` route). The billed amount is never in the response (spec 1.2).
  */
-const run = Effect.flatMap(toolOfPath, ({ tools, tool }) =>
+const run = Effect.flatMap(toolLookup, ({ tools, id, tool }) =>
   meteredEndpoint(
     "tools",
     "tools",
-    (body) => Effect.map(tool.decode(body), (call) => ({ model: call.tool, call })),
+    (body) => (tool === undefined ? Effect.fail(unknownTool(id)) : Effect.map(tool.decode(body), (call) => ({ model: call.tool, call }))),
     (request, meter, principal) =>
       Effect.map(tools.run(request.call, principal.projectId), (result) => {
         meter.units = 1

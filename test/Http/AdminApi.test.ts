@@ -12,7 +12,7 @@ import { usageEvent } from "../support/UsageEvents.ts"
 import { useGateway } from "../support/UseGateway.ts"
 import { billingAdminOperations } from "./BillingSupport.ts"
 
-const token = "admin-test-token-0123456789"
+const token = "admin-test-token-0123456789abcdef"
 
 describe("admin API", () => {
   const gw = useGateway({ adminToken: token, key: false })

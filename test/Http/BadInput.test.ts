@@ -14,9 +14,9 @@ const expectEnvelope = async (res: Response, status: number, param?: string | nu
 
 /** Spec part 7 for hostile input: a 400 (or the route's 4xx) in the error shape, never a 500 or an empty body. */
 describe("bad input is a 4xx in the error shape", () => {
-  const admin = { authorization: "Bearer admin-secret", "content-type": "application/json" }
+  const admin = { authorization: "Bearer admin-secret-0123456789abcdef-0123", "content-type": "application/json" }
   const gw = useGateway({
-    adminToken: "admin-secret",
+    adminToken: "admin-secret-0123456789abcdef-0123",
     config: ({ upstream }) => ({
       files: { max_upload_mb: 1 },
       resilience: { body_read_timeout_seconds: 1 },
@@ -86,7 +86,7 @@ describe("bad input is a 4xx in the error shape", () => {
   })
 
   it("an admin body that stalls is a 408 in the error shape, and its connection is closed", async () => {
-    const head = requestHead(["POST /admin/projects HTTP/1.1", "Host: gateway", "Authorization: Bearer admin-secret", "Content-Type: application/json", "Content-Length: 50"])
+    const head = requestHead(["POST /admin/projects HTTP/1.1", "Host: gateway", "Authorization: Bearer admin-secret-0123456789abcdef-0123", "Content-Type: application/json", "Content-Length: 50"])
     const { text, closedAfterMs } = await stalledRequest(gw.url, head, '{"name":')
     expect(text).toMatch(/^HTTP\/1\.1 408 /)
     expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: { type: "invalid_request_error" } })

@@ -5,7 +5,7 @@ import { openAiClient } from "../support/OpenAiClient.ts"
 import { useGateway } from "../support/UseGateway.ts"
 import { actualNano, billingConfig, completion, eventually, hi, worstCaseNano } from "./BillingSupport.ts"
 
-const token = "admin-token-billing"
+const token = "admin-token-billing-0123456789abcdef"
 
 describe("credits and spend limits (402)", () => {
   const gw = useGateway({ config: ({ upstream }) => billingConfig(upstream.url, { billing: { require_prices: true } }), adminToken: token })

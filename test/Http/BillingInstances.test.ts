@@ -8,7 +8,7 @@ import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../support/TestGateway.ts"
 import { actualNano, billingConfig, completion, eventually, hi, worstCaseNano } from "./BillingSupport.ts"
 
-const token = "admin-token-instances"
+const token = "admin-token-instances-0123456789abcdef"
 const redisUrl = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379"
 const localPostgres = "postgres://postgres@127.0.0.1:5432/postgres"
 

@@ -66,7 +66,7 @@ const upstreamAnswer = (request: RecordedRequest): Reply => {
 }
 
 describe("fuzz: generated and hostile requests on every endpoint", () => {
-  const admin = "fuzz-admin-token"
+  const admin = "fuzz-admin-token-0123456789abcdef"
   const gw = useGateway({
     adminToken: admin,
     config: ({ upstream }) => ({

@@ -9,7 +9,7 @@ import { billingConfig, completion } from "./BillingSupport.ts"
  * 429 `rate_limit_error` with `retry-after`, raised by the SDK as the classes it raises against
  * Anthropic, with the gateway's message (what to do next) and nothing sent upstream.
  */
-const token = "admin-token-messages"
+const token = "admin-token-messages-0123456789abcdef"
 
 describe("Messages refusals from admission", () => {
   const gw = useGateway({

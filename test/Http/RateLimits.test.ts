@@ -7,7 +7,7 @@ import { parseSse } from "../support/SseClient.ts"
 import { useGateway } from "../support/UseGateway.ts"
 import { billingConfig, completion, eventually, hi } from "./BillingSupport.ts"
 
-const token = "admin-token-rate-limits"
+const token = "admin-token-rate-limits-0123456789abcdef"
 
 describe("rate limits (429)", () => {
   const gw = useGateway({

@@ -10,6 +10,7 @@ import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
+import { bodyTooLarge } from "../BodyLimits.ts"
 import { handle } from "../Handler.ts"
 import { BodyReadTimeout, bodyStall } from "../JsonBody.ts"
 import { documentedErrors } from "./AdminSchemas.ts"
@@ -31,7 +32,7 @@ const isBodyTooLarge = (defect: unknown): boolean =>
   defect.reason._tag === "RequestParseError" &&
   defect.reason.reason === "BodyTooLarge"
 
-const tooLarge = GatewayError.tooLarge(`The request body is larger than the ${adminBodyLimit / 1024} KiB admin limit.`)
+const tooLarge = bodyTooLarge({ bytes: adminBodyLimit, route: "/admin", key: undefined })
 
 /** Checked before the framework reads the body: it would answer these with bare text bodies. */
 const checkBody = (endpoint: HttpApiEndpoint.Top) =>

@@ -6,8 +6,12 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { AppConfig } from "../../Services/Config/AppConfig.ts"
-import { tokenMatcher } from "../Admin/AdminAuth.ts"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import { adminGate, adminRefusal, tokenMatcher } from "../Admin/AdminAuth.ts"
+import { clientOf } from "../Admin/FailedAuthThrottle.ts"
 import { handle } from "../Handler.ts"
+import { signInCap } from "../BodyLimits.ts"
 import { readJsonObject } from "../JsonBody.ts"
 import type { RouteSignature } from "../Route.ts"
 import { type ConsoleAsset, loadConsoleAssets } from "./ConsoleAssets.ts"
@@ -35,43 +39,72 @@ const serveAsset = (asset: ConsoleAsset | undefined, path: string) =>
     })
   })
 
-const consoleLayer = (token: Redacted.Redacted<string>) => {
+const consoleLayer = (token: Redacted.Redacted<string>) => Layer.unwrap(Effect.map(adminGate, (gate) => {
   const assets = loadConsoleAssets()
   const sessions = consoleSessions(token)
   const matches = tokenMatcher(token)
+  const { throttle, store } = gate
+  const adminRefusalOf = adminRefusal(token, gate)
   const index = assets.get("index.html")
 
   const signIn = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const body = yield* readJsonObject
+    const client = clientOf(request)
+    // A client that guessed too often is refused before its body is even read.
+    const throttled = throttle.refusal(client, Date.now())
+    if (throttled !== undefined) return yield* throttled
+    // Parsed only within a few KB: an unauthenticated caller cannot make the gateway read more.
+    const body = yield* readJsonObject(() => signInCap)
     const given = body["token"]
     if (typeof given !== "string" || given === "") return yield* GatewayError.invalid("Provide the admin token in 'token'.", "token")
-    if (!matches(given)) return yield* GatewayError.unauthenticated("Incorrect admin token provided.", "invalid_admin_token")
-    const session = sessions.issue(Date.now())
+    if (!matches(given)) {
+      throttle.failed(client, Date.now())
+      return yield* GatewayError.unauthenticated("Incorrect admin token provided.", "invalid_admin_token")
+    }
+    const now = Date.now()
+    const session = sessions.issue(now)
+    yield* store.open(session.id, now, session.expiresAt * 1000)
     return HttpServerResponse.jsonUnsafe(
       { object: "console_session", csrf_token: session.csrf, expires_at: session.expiresAt },
-      { headers: { "set-cookie": cookieHeader(request, session.value, session.expiresAt - Math.floor(Date.now() / 1000)), "cache-control": "no-store" } }
+      { headers: { "set-cookie": cookieHeader(request, session.value, session.expiresAt - Math.floor(now / 1000)), "cache-control": "no-store" } }
     )
+  })
+
+  /** The live session of the request's cookie, or the refusal (a forged cookie counts as a failed attempt). */
+  const liveSession = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const now = Date.now()
+    const client = clientOf(request)
+    const refused = yield* sessionRefusal(sessions, store, request, now, () => throttle.failed(client, now))
+    if (refused !== undefined) return yield* refused
+    const value = request.cookies[sessionCookie] ?? ""
+    return { request, value, id: sessions.verify(value, now) ?? "" }
   })
 
   // The page asks for its CSRF token on load; only the cookie's holder gets it.
-  const current = Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const refused = sessionRefusal(sessions, request, Date.now())
-    if (refused !== undefined) return yield* refused
-    const value = request.cookies[sessionCookie] ?? ""
-    const id = sessions.verify(value, Date.now()) ?? ""
-    return HttpServerResponse.jsonUnsafe(
+  const current = Effect.map(liveSession, ({ id, value }) =>
+    HttpServerResponse.jsonUnsafe(
       { object: "console_session", csrf_token: sessions.csrfOf(id), expires_at: Number(value.split(".")[1]) },
       { headers: { "cache-control": "no-store" } }
-    )
+    ))
+
+  // Ends this session on the server (every instance refuses its cookie from now on) and clears the cookie.
+  const signOut = Effect.gen(function* () {
+    const { request, id } = yield* liveSession
+    yield* store.end(id, Date.now())
+    return HttpServerResponse.empty({ status: 204, headers: { "set-cookie": cookieHeader(request, "", 0) } })
   })
 
-  const signOut = Effect.gen(function* () {
+  // Ends every console session, this one included: with a session and its CSRF token, or the admin token.
+  const signOutEverywhere = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const refused = sessionRefusal(sessions, request, Date.now())
+    const refused = yield* adminRefusalOf(yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer))
     if (refused !== undefined) return yield* refused
-    return HttpServerResponse.empty({ status: 204, headers: { "set-cookie": cookieHeader(request, "", 0) } })
+    const ended = yield* store.endAll(Date.now())
+    return HttpServerResponse.jsonUnsafe(
+      { object: "console_sessions.ended", ended },
+      { headers: { "set-cookie": cookieHeader(request, "", 0), "cache-control": "no-store" } }
+    )
   })
 
   const asset = Effect.gen(function* () {
@@ -86,9 +119,10 @@ const consoleLayer = (token: Redacted.Redacted<string>) => {
     HttpRouter.add("GET", "/console/*", handle(asset)),
     HttpRouter.add("POST", "/console/session", handle(signIn)),
     HttpRouter.add("GET", "/console/session", handle(current)),
-    HttpRouter.add("DELETE", "/console/session", handle(signOut))
+    HttpRouter.add("DELETE", "/console/session", handle(signOut)),
+    HttpRouter.add("DELETE", "/console/sessions", handle(signOutEverywhere))
   )
-}
+}))
 
 /** The console at `/console` when GATEWAY_ADMIN_TOKEN is set (it signs in with that token). */
 export const ConsoleRoutesLive = Layer.unwrap(
@@ -103,6 +137,7 @@ export const consoleRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>
       : [
         { method: "GET", path: "/console/*" },
         { method: "POST", path: "/console/session" },
-        { method: "DELETE", path: "/console/session" }
+        { method: "DELETE", path: "/console/session" },
+        { method: "DELETE", path: "/console/sessions" }
       ]
 )

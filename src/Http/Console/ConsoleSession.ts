@@ -1,14 +1,18 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type { TLSSocket } from "node:tls"
+import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { GatewayError } from "../../Domain/GatewayError.ts"
+import type { ConsoleSessionStoreShape } from "../../Services/Accounts/ConsoleSessionStore.ts"
 
 /**
- * The console's sign-in session, stateless so any instance can check it: the cookie holds an
- * expiry and a random id signed with a key derived from GATEWAY_ADMIN_TOKEN (changing the
- * token signs every console out). The CSRF token is another signature of the same id, handed
- * to the page by `GET /console/session` and required in `x-csrf-token` on every change.
+ * The console's sign-in session. The cookie holds an expiry and a random id signed with a key
+ * derived from GATEWAY_ADMIN_TOKEN (changing the token signs every console out), so a forged or
+ * altered cookie is refused without a database call; the id is also a row of
+ * `ConsoleSessionStore`, which is what sign-out ends, on every instance. The CSRF token is another
+ * signature of the same id, handed to the page by `GET /console/session` and required in
+ * `x-csrf-token` on every change.
  */
 
 export const sessionCookie = "gateway_console"
@@ -18,8 +22,8 @@ export const sessionSeconds = 12 * 60 * 60
 const base64url = (bytes: Buffer) => bytes.toString("base64url")
 
 export interface ConsoleSessions {
-  /** A new session: the cookie's value, its CSRF token and its expiry (unix seconds). */
-  readonly issue: (nowMs: number) => { readonly value: string; readonly csrf: string; readonly expiresAt: number }
+  /** A new session: its id, the cookie's value, its CSRF token and its expiry (unix seconds). */
+  readonly issue: (nowMs: number) => { readonly id: string; readonly value: string; readonly csrf: string; readonly expiresAt: number }
   /** The session id of a valid, unexpired cookie value. */
   readonly verify: (value: string | undefined, nowMs: number) => string | undefined
   readonly csrfOf: (sessionId: string) => string
@@ -41,7 +45,7 @@ export const consoleSessions = (token: Redacted.Redacted<string>): ConsoleSessio
       const expiresAt = Math.floor(nowMs / 1000) + sessionSeconds
       const id = base64url(randomBytes(18))
       const payload = `v1.${expiresAt}.${id}`
-      return { value: `${payload}.${mac(payload)}`, csrf: csrfOf(id), expiresAt }
+      return { id, value: `${payload}.${mac(payload)}`, csrf: csrfOf(id), expiresAt }
     },
     verify: (value, nowMs) => {
       if (value === undefined || value.length > 200) return undefined
@@ -67,27 +71,57 @@ export const cookieHeader = (request: HttpServerRequest.HttpServerRequest, value
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 
+/** What a console cookie is: none at all, a forgery (bad signature), out of date, or a signed session id. */
+export type CookieCheck =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Forged" }
+  | { readonly _tag: "Expired" }
+  | { readonly _tag: "Signed"; readonly id: string }
+
+export const checkCookie = (sessions: ConsoleSessions, value: string | undefined, nowMs: number): CookieCheck => {
+  if (value === undefined) return { _tag: "None" }
+  const id = sessions.verify(value, nowMs)
+  if (id !== undefined) return { _tag: "Signed", id }
+  // Signed but past its expiry, or not ours at all.
+  return sessions.verify(value, 0) === undefined ? { _tag: "Forged" } : { _tag: "Expired" }
+}
+
 /**
  * Whether the request is admitted by a console session instead of the bearer token: undefined
- * when it is, otherwise the refusal. Reads that change nothing need the cookie; every other
- * method needs the CSRF token too.
+ * when it is, otherwise the refusal. The cookie must be signed, unexpired and still live on the
+ * server (not signed out); reads that change nothing need only that, every other method needs
+ * the CSRF token too. `onForged` is told of a cookie that is not ours (counted as a failed attempt).
  */
 export const sessionRefusal = (
   sessions: ConsoleSessions,
+  store: ConsoleSessionStoreShape,
   request: HttpServerRequest.HttpServerRequest,
-  nowMs: number
-): GatewayError | undefined => {
-  const id = sessions.verify(request.cookies[sessionCookie], nowMs)
-  if (id === undefined) return undefined === request.cookies[sessionCookie] ? noSession : expired
-  if (safeMethods.has(request.method)) return undefined
-  return sessions.csrfMatches(id, request.headers[csrfHeader]) ? undefined : csrfRefused
+  nowMs: number,
+  onForged: () => void
+): Effect.Effect<GatewayError | undefined, GatewayError> => {
+  const cookie = checkCookie(sessions, request.cookies[sessionCookie], nowMs)
+  switch (cookie._tag) {
+    case "None":
+      return Effect.succeed(noSession)
+    case "Forged":
+      onForged()
+      return Effect.succeed(expired)
+    case "Expired":
+      return Effect.succeed(expired)
+    case "Signed":
+      return Effect.map(store.isLive(cookie.id, nowMs), (live) => {
+        if (!live) return expired
+        if (safeMethods.has(request.method)) return undefined
+        return sessions.csrfMatches(cookie.id, request.headers[csrfHeader]) ? undefined : csrfRefused
+      })
+  }
 }
 
 const noSession = GatewayError.unauthenticated(
   "You didn't provide the admin token. Send it in the Authorization header as 'Bearer GATEWAY_ADMIN_TOKEN'.",
   "missing_admin_token"
 )
-const expired = GatewayError.unauthenticated("The console session has expired or is invalid; sign in again.", "invalid_console_session")
+const expired = GatewayError.unauthenticated("The console session has expired, was signed out or is invalid; sign in again.", "invalid_console_session")
 const csrfRefused = GatewayError.forbidden(
   `This change needs the console's CSRF token in the ${csrfHeader} header.`,
   "csrf_token_mismatch"

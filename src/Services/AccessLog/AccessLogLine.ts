@@ -46,15 +46,32 @@ export const jsonLine = (r: AccessRecord): string => {
   return JSON.stringify(out) + "\n"
 }
 
-/** For a terminal: `21:04:05.123 POST /v1/chat/completions 200 12.3ms gpt-4.1-mini via openai ...`. */
+// C0 and C1 controls, DEL, and the line and paragraph separators: what could end a line early or
+// drive a terminal (ESC sequences). Spaces are escaped too, so every field stays one word.
+const unsafe = /[\u0000-\u0020\u007f-\u009f\u2028\u2029\\]/
+const unsafeAll = new RegExp(unsafe.source, "g")
+const escapeChar = (c: string) => {
+  if (c === "\\") return "\\\\"
+  const code = c.charCodeAt(0)
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`
+}
+
+/** A client-supplied value as one safe word of a text line: controls and spaces as `\xNN`, a backslash doubled. */
+export const textField = (value: string): string => (unsafe.test(value) ? value.replace(unsafeAll, escapeChar) : value)
+
+/**
+ * For a terminal: `21:04:05.123 POST /v1/chat/completions 200 12.3ms gpt-4.1-mini via openai ...`.
+ * Every field a client can influence (method, route, model, provider, address) goes through
+ * `textField`, so no request can forge a line or send escape sequences to the terminal.
+ */
 export const textLine = (r: AccessRecord): string => {
-  const parts = [new Date(r.time).toISOString().slice(11, 23), r.method, r.route, String(r.status), `${round(r.latencyMs)}ms`]
-  if (r.model !== undefined) parts.push(r.provider === undefined ? r.model : `${r.model} via ${r.provider}`)
+  const parts = [new Date(r.time).toISOString().slice(11, 23), textField(r.method), textField(r.route), String(r.status), `${round(r.latencyMs)}ms`]
+  if (r.model !== undefined) parts.push(r.provider === undefined ? textField(r.model) : `${textField(r.model)} via ${textField(r.provider)}`)
   if (r.attempts !== undefined && r.attempts !== 1) parts.push(`attempts=${r.attempts}`)
   if (r.ttftMs !== undefined) parts.push(`ttft=${round(r.ttftMs)}ms`)
   if (r.promptTokens !== undefined || r.completionTokens !== undefined) parts.push(`tokens=${r.promptTokens ?? 0}/${r.completionTokens ?? 0}`)
-  if (r.keyId !== undefined) parts.push(`key=${r.keyId}`)
-  if (r.client !== undefined) parts.push(`from=${r.client}`)
-  if (r.requestId !== undefined) parts.push(r.requestId)
+  if (r.keyId !== undefined) parts.push(`key=${textField(r.keyId)}`)
+  if (r.client !== undefined) parts.push(`from=${textField(r.client)}`)
+  if (r.requestId !== undefined) parts.push(textField(r.requestId))
   return parts.join(" ") + "\n"
 }

@@ -16,6 +16,7 @@ import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
 import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
+import { AdmissionPrecheck, creditDecidesEveryModel, headerCharges } from "./AdmissionPrecheck.ts"
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
 import { reserve, settle, singleSession } from "./BillingStore.ts"
@@ -33,6 +34,12 @@ export interface AdmissionShape {
    * no work at all) when nothing applies to the caller.
    */
   readonly admit: (principal: Principal, model: string, worstCase: () => AdmissionAsk, requestId: string) => Effect.Effect<AdmissionTicket | undefined, GatewayError>
+  /**
+   * The part of admission a request's headers decide, before its body is read (see
+   * `AdmissionPrecheck`): fails when the key or project is already over its request rate, or
+   * out of credit for every model. Charges nothing; `admit` still runs after decoding.
+   */
+  readonly precheck: (principal: Principal) => Effect.Effect<void, GatewayError>
   readonly costContext: CostContext
   /** Reloads balances and limits now (after an admin change on this instance). */
   readonly refresh: Effect.Effect<void>
@@ -56,9 +63,11 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       const storageTimeout = config.resilience.storage_timeout_ms
       const retryAfterMs = config.resilience.retry_after_seconds * 1000
       let policies: Policies = emptyPolicies
+      const early = new AdmissionPrecheck(creditDecidesEveryModel(config))
       const refresh = loadPolicies(sql).pipe(
         Effect.map((loaded) => {
           policies = loaded
+          early.forgetCredit()
         }),
         Effect.catch((error) => Effect.logWarning("billing: limits could not be reloaded; the last ones stay in force", error))
       )
@@ -103,6 +112,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           ? Effect.succeed<Readonly<Record<string, string>> | undefined>(undefined)
           : store.acquire(charges, requestId).pipe(
             Effect.flatMap((decision) => {
+              early.noteStates(decision.states)
               const headers = rateLimitHeaders(decision.states)
               if (decision.admitted) return Effect.succeed<Readonly<Record<string, string>> | undefined>(headers)
               stats.rateLimited++
@@ -131,7 +141,15 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
                   return Effect.succeed(true)
                 }
                 if (outcome._tag === "Unbilled") return Effect.succeed(false)
-                return Effect.andThen(release(0), Effect.fail(billingRefused(stats, outcome.refusal, amount)))
+                const refused = billingRefused(stats, outcome.refusal, amount)
+                const scope = outcome.refusal.which === "key_limit" ? `k:${principal.keyId}` : `p:${principal.projectId}`
+                return Effect.andThen(
+                  release(0),
+                  Effect.andThen(
+                    Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => early.noteCreditRefusal(scope, outcome.refusal.available, refused, now))),
+                    Effect.fail(refused)
+                  )
+                )
               }
             })
           )
@@ -146,8 +164,36 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           })))
       }
 
+      // Asks the windows only for a caller last seen at a limit; a store that does not answer
+      // leaves the decision (and its `on_store_failure` policy) to the full admission.
+      const precheck: AdmissionShape["precheck"] = (principal) => {
+        // Nothing remembered about anyone (the usual case): nothing to ask, no work at all.
+        if (!early.remembersAnything()) return Effect.void
+        const project = policies.projects.get(principal.projectId)
+        if (project?.billed !== true && !hasRateLimits(policies, defaults, principal)) return Effect.void
+        const charges = headerCharges(chargesOf(policies, defaults, { projectId: principal.projectId, keyId: principal.keyId, model: "" }, 1))
+        const limited = early.mayBeLimited(charges)
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const broke = early.creditRefusal(principal, now)
+          if (broke !== undefined) return Effect.fail(broke)
+          if (!limited) return Effect.void
+          return store.peek(charges).pipe(
+            Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.succeed(undefined) }),
+            Effect.catchTag("WindowStoreFailure", () => Effect.succeed(undefined)),
+            Effect.flatMap((decision) => {
+              if (decision === undefined) return Effect.void
+              early.noteStates(decision.states)
+              if (decision.admitted) return Effect.void
+              stats.rateLimited++
+              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states)))
+            })
+          )
+        })
+      }
+
       return Admission.of({
         admit,
+        precheck,
         costContext: { config, model: (id) => catalog.find(id)?.config },
         refresh,
         stats,

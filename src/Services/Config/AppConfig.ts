@@ -30,6 +30,27 @@ const optionalSecret = (name: string) =>
     Config.map((value) => (Option.isSome(value) && value.value !== "" ? Redacted.make(value.value) : undefined))
   )
 
+/** The shortest GATEWAY_ADMIN_TOKEN accepted: 32 characters, 128 bits or more as hex. */
+export const minAdminTokenLength = 32
+
+/**
+ * Why an admin token is refused at start-up, or undefined. It opens every project, key and
+ * balance, and sign-in attempts are only throttled, not stopped: it must not be guessable. The
+ * token itself is never part of the message.
+ */
+export const adminTokenProblem = (token: string): string | undefined =>
+  token.length >= minAdminTokenLength
+    ? undefined
+    : `is ${token.length} characters long; it must be at least ${minAdminTokenLength}, since it opens the whole admin API. Generate one with: openssl rand -hex 32`
+
+const adminTokenConfig = Config.schema(
+  Schema.String.check(Schema.makeFilter((token: string) => (token === "" ? undefined : adminTokenProblem(token)))),
+  "GATEWAY_ADMIN_TOKEN"
+).pipe(
+  Config.option,
+  Config.map((value) => (Option.isSome(value) && value.value !== "" ? Redacted.make(value.value) : undefined))
+)
+
 export const appSettingsConfig: Config.Config<AppSettings> = Config.all({
   // 0 asks the OS for a free port (tests, side-by-side runs).
   port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(Config.withDefault(8080)),
@@ -37,7 +58,7 @@ export const appSettingsConfig: Config.Config<AppSettings> = Config.all({
   configPath: optionalString("GATEWAY_CONFIG"),
   databaseUrl: optionalSecret("DATABASE_URL"),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
-  adminToken: optionalSecret("GATEWAY_ADMIN_TOKEN"),
+  adminToken: adminTokenConfig,
   otlpEndpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
   redisUrl: optionalSecret("REDIS_URL"),
   redisPrefix: Config.String("REDIS_PREFIX").pipe(Config.withDefault("gateway:")),

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
-import { type WindowDecision, type WindowState, waitUntilFits, windowMs } from "./SlidingWindows.ts"
+import { type WindowCharge, type WindowDecision, type WindowState, waitUntilFits, windowMs } from "./SlidingWindows.ts"
 import { type WindowStore, WindowStoreFailure } from "./WindowStore.ts"
 
 const num = (value: unknown): number => Number(value ?? 0)
@@ -12,9 +12,8 @@ const num = (value: unknown): number => Number(value ?? 0)
  */
 export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
   const failed = (cause: unknown) => new WindowStoreFailure({ cause })
-  return {
-    name: "postgres",
-    acquire: (charges, ticket) =>
+  // `ticket` undefined: a peek, which decides the same way and charges nothing.
+  const decide = (charges: ReadonlyArray<WindowCharge>, ticket: string | undefined) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const ids = [...new Set(charges.map((c) => c.id))].sort()
@@ -36,7 +35,7 @@ export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
             const wait = waitUntilFits(entries.map((e) => ({ at: num(e.at_ms), weight: num(e.weight) })), total, charge.limit, charge.weight, now)
             retryAfterMs = Math.max(retryAfterMs, wait)
           }
-          if (retryAfterMs === 0) {
+          if (retryAfterMs === 0 && ticket !== undefined) {
             for (const charge of charges) {
               yield* sql`INSERT INTO rate_window_entries (window_id, ticket, at_ms, weight)
                 VALUES (${charge.id}, ${ticket}, ${now}, ${Math.round(charge.weight)})
@@ -56,7 +55,11 @@ export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
           })
           return (retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge }) satisfies WindowDecision
         })
-      ).pipe(Effect.mapError(failed)),
+      ).pipe(Effect.mapError(failed))
+  return {
+    name: "postgres",
+    acquire: decide,
+    peek: (charges) => decide(charges, undefined),
     adjust: (ticket, corrections) =>
       Effect.forEach(corrections, (c) =>
         sql`UPDATE rate_window_entries SET weight = ${Math.round(c.to)} WHERE window_id = ${c.id} AND ticket = ${ticket}`, { discard: true }).pipe(

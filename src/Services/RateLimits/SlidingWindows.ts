@@ -118,6 +118,21 @@ export class SlidingWindows {
     return retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge }
   }
 
+  /** What `acquire` would decide for `charges` now, without charging anything. */
+  peek(charges: ReadonlyArray<WindowCharge>, now: number): WindowDecision {
+    let retryAfterMs = 0
+    const states = charges.map((charge): WindowState => {
+      const window = this.windows.get(charge.id)
+      if (window === undefined) return { id: charge.id, limit: charge.limit, remaining: charge.limit, resetMs: 0 }
+      window.prune(now)
+      if (window.total + charge.weight > charge.limit) {
+        retryAfterMs = Math.max(retryAfterMs, waitUntilFits(window.live(), window.total, charge.limit, charge.weight, now))
+      }
+      return { id: charge.id, limit: charge.limit, remaining: Math.max(0, charge.limit - window.total), resetMs: window.resetMs(now) }
+    })
+    return retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge: false }
+  }
+
   /** Corrects the weight `ticket` was charged in window `id` (TPM at settlement); nothing if it aged out. */
   adjust(id: string, ticket: string, weight: number, now: number): void {
     const window = this.windows.get(id)

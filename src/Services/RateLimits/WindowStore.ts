@@ -19,6 +19,8 @@ export interface WindowStore {
   readonly name: "memory" | "redis" | "postgres"
   readonly acquire: (charges: ReadonlyArray<WindowCharge>, ticket: string) => Effect.Effect<WindowDecision, WindowStoreFailure>
   readonly adjust: (ticket: string, corrections: ReadonlyArray<WindowCorrection>) => Effect.Effect<void, WindowStoreFailure>
+  /** What `acquire` would decide now, without charging anything. */
+  readonly peek: (charges: ReadonlyArray<WindowCharge>) => Effect.Effect<WindowDecision, WindowStoreFailure>
   /** Drops entries of windows nobody was charged against for a minute (stores that do not expire keys themselves). */
   readonly sweep?: Effect.Effect<void, WindowStoreFailure>
 }
@@ -27,6 +29,7 @@ export const memoryWindowStore = (): WindowStore => {
   const windows = new SlidingWindows()
   return {
     name: "memory",
+    peek: (charges) => Effect.map(Clock.currentTimeMillis, (now) => windows.peek(charges, now)),
     acquire: (charges, ticket) => Effect.map(Clock.currentTimeMillis, (now) => windows.acquire(charges, ticket, now)),
     adjust: (ticket, corrections) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
@@ -79,7 +82,8 @@ local out = { retry, large }
 for i = 1, n do
   local z, c = KEYS[2 * i - 1], KEYS[2 * i]
   local total = totals[i]
-  if retry == 0 then
+  -- An empty ticket asks without charging (a peek).
+  if retry == 0 and ticket ~= '' then
     local weight = tonumber(ARGV[2 + 2 * i])
     redis.call('ZADD', z, now, ticket .. ':' .. weight)
     total = total + weight
@@ -111,17 +115,15 @@ return 1`
 export const redisWindowStore = (client: RedisClient, prefix: string): WindowStore => {
   const keysOf = (ids: ReadonlyArray<string>) => ids.flatMap((id) => [`${prefix}rl:${id}:log`, `${prefix}rl:${id}:total`])
   const call = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (cause) => new WindowStoreFailure({ cause }) })
-  return {
-    name: "redis",
-    acquire: (charges, ticket) =>
-      Effect.map(
-        call(() =>
-          client.eval(acquireScript, {
-            keys: keysOf(charges.map((c) => c.id)),
-            arguments: [String(windowMs), ticket, ...charges.flatMap((c) => [String(c.limit), String(Math.round(c.weight))])]
-          })
-        ),
-        (reply): WindowDecision => {
+  const decide = (charges: ReadonlyArray<WindowCharge>, ticket: string) =>
+    Effect.map(
+      call(() =>
+        client.eval(acquireScript, {
+          keys: keysOf(charges.map((c) => c.id)),
+          arguments: [String(windowMs), ticket, ...charges.flatMap((c) => [String(c.limit), String(Math.round(c.weight))])]
+        })
+      ),
+      (reply): WindowDecision => {
           const values = (reply as ReadonlyArray<number | string>).map(Number)
           const retryAfterMs = values[0] ?? 0
           const states = charges.map((charge, i): WindowState => ({
@@ -132,7 +134,11 @@ export const redisWindowStore = (client: RedisClient, prefix: string): WindowSto
           }))
           return retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge: values[1] === 1 }
         }
-      ),
+      )
+  return {
+    name: "redis",
+    acquire: decide,
+    peek: (charges) => decide(charges, ""),
     adjust: (ticket, corrections) =>
       corrections.length === 0
         ? Effect.void

@@ -8,6 +8,7 @@ import usageLedgerSafety from "./migrations/0006_usage_ledger_safety.ts"
 import generatedImages from "./migrations/0008_generated_images.ts"
 import billing from "./migrations/0009_billing.ts"
 import rateWindows from "./migrations/0010_rate_windows.ts"
+import consoleSessions from "./migrations/0012_console_sessions.ts"
 import strictTranslation from "./migrations/0013_strict_translation.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
@@ -21,6 +22,7 @@ export const migrations = Migrator.fromRecord({
   "0008_generated_images": generatedImages,
   "0009_billing": billing,
   "0010_rate_windows": rateWindows,
+  "0012_console_sessions": consoleSessions,
   "0013_strict_translation": strictTranslation
 })
 

@@ -9,7 +9,7 @@ import { UsageLedger } from "../../../src/Services/Usage/UsageLedger.ts"
 import { adminCall, expectBody, expectEnvelope } from "../../support/AdminClient.ts"
 import { useGateway } from "../../support/UseGateway.ts"
 
-const token = "admin-console-endpoints-0123"
+const token = "admin-console-endpoints-0123456789abcdef"
 const day = 86_400_000
 
 describe("admin endpoints behind the console", () => {

@@ -7,7 +7,7 @@ import { hasChromium, launchChromium, noChromiumReason, screenshotter } from "..
 import { openAiCompletion } from "../../support/OpenAiFixtures.ts"
 import { useGateway } from "../../support/UseGateway.ts"
 
-const token = "console-admin-token-0123456789"
+const token = "console-admin-token-0123456789abcdef"
 const save = screenshotter("console")
 // Every page is checked for leaked placeholders before it is saved for review.
 const shot = async (page: Page, name: string) => {

@@ -7,7 +7,7 @@ import { type FaultStorage, makeFaultStorage } from "../../support/FaultStorage.
 import { startGateway, type TestGateway } from "../../support/TestGateway.ts"
 import { billingConfig, completion, hi } from "../BillingSupport.ts"
 
-const token = "admin-token-billing-outage"
+const token = "admin-token-billing-outage-0123456789abcdef"
 
 /**
  * The database (the authority for balances) goes away under a gateway with either store-failure

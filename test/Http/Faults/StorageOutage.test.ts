@@ -38,7 +38,7 @@ describe("fault matrix: the database and Redis go away", () => {
     await upstream.start()
     gw = await startGateway({
       storage,
-      adminToken: "admin-secret",
+      adminToken: "admin-secret-0123456789abcdef-0123",
       settings: { redisUrl: Redacted.make(`redis://127.0.0.1:${redis.port}`), redisPrefix: prefix },
       config: {
         auth: { cache_ttl_seconds: 1 },
@@ -100,7 +100,7 @@ describe("fault matrix: the database and Redis go away", () => {
       const files = await fetch(`${gw.url}/v1/files`, { headers: { authorization: `Bearer ${cached.secret}` } })
       expect(files.status).toBe(503)
       expect(((await files.json()) as any).error.code).toBe("storage_unavailable")
-      const admin = await fetch(`${gw.url}/admin/projects`, { headers: { authorization: "Bearer admin-secret" } })
+      const admin = await fetch(`${gw.url}/admin/projects`, { headers: { authorization: "Bearer admin-secret-0123456789abcdef-0123" } })
       expect(admin.status).toBe(503)
       expect((await fetch(`${gw.url}/readyz`)).status).toBe(503)
       // Flushes fail meanwhile; the rows wait.

@@ -57,6 +57,17 @@ describe("access log", () => {
     expect(textLine(record)).toBe("21:04:05.123 POST /v1/chat/completions 200 12.35ms gpt-test via openai attempts=2 ttft=4ms tokens=7/2 key=key_1 from=127.0.0.1 req_abc\n")
   })
 
+  it("text: a model name (or any client-supplied field) cannot forge a line or send escape sequences", () => {
+    const hostile = { ...record, model: "gpt\n21:00:00.000 POST /admin 200 1ms\u001b[2J", route: "/v1/x\u0085y z" }
+    const line = textLine(hostile)
+    expect(line.split("\n")).toHaveLength(2)
+    expect(line).not.toContain("\u001b")
+    expect(line).toContain("gpt\\x0a21:00:00.000\\x20POST\\x20/admin\\x20200\\x201ms\\x1b[2J via openai")
+    expect(line).toContain(" /v1/x\\x85y\\x20z ")
+    // A backslash is doubled, so an escape in the log always means the byte it names.
+    expect(textLine({ ...record, model: "a\\x0a" })).toContain(" a\\\\x0a via ")
+  })
+
   it("writer: one write per turn for many lines", async () => {
     const writes: Array<string> = []
     const writer = new AccessLogWriter((text) => writes.push(text))

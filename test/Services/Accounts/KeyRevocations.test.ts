@@ -28,7 +28,7 @@ describe("key revocation", () => {
     const second = storage.mode === "postgres"
     // A long TTL: without the notice a revoked key would keep working for a minute.
     const config = { auth: { cache_ttl_seconds: 60 } }
-    const a = await startGateway({ storage, config, adminToken: "admin-token-for-revocation-test" })
+    const a = await startGateway({ storage, config, adminToken: "admin-token-for-revocation-test-0123456789" })
     const b = second ? await startGateway({ storage, config }) : a
     try {
       const viaCli = await a.createKey()
@@ -47,7 +47,7 @@ describe("key revocation", () => {
 
       const res = await fetch(`${a.url}/admin/keys/${viaApi.keyId}/revoke`, {
         method: "POST",
-        headers: { authorization: "Bearer admin-token-for-revocation-test" }
+        headers: { authorization: "Bearer admin-token-for-revocation-test-0123456789" }
       })
       expect(res.status).toBe(200)
       expect(await refusedWithin(b.url, viaApi.secret, 1000)).toBeDefined()
