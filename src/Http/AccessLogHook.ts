@@ -59,7 +59,7 @@ export const withAccessLog = (server: Server, mode: AccessLogMode, writer: Acces
   if (!mode.enabled) return server
   active = true
   const format = mode.format === "json" ? jsonLine : textLine
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const time = Date.now()
     const startedAt = performance.now()
     res.once("close", () => {
@@ -67,6 +67,9 @@ export const withAccessLog = (server: Server, mode: AccessLogMode, writer: Acces
       if (mode.errorsOnly && (!res.writableFinished || res.statusCode < 500)) return
       writer.write(format(recordOf(req, res, time, startedAt, mode.level)))
     })
-  })
+  }
+  server.on("request", listener)
+  // Requests a draining server refuses itself (ServerDrain.ts) get their line too.
+  server.on("drainRefused", listener)
   return server
 }

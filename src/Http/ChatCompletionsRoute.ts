@@ -16,7 +16,7 @@ import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from ".
 
 const done: Frames = [doneFrame]
 
-/** Chat's stream: `data:` frames, `[DONE]`, and the spec 6.6 error frame after the first byte. */
+/** Chat's stream: `data:` frames, `[DONE]`, and the spec 6.6 error frame after the first byte or at a stop. */
 const chatEncoding: SseEncoding<ChunkWire> = {
   batch: encodeDataBatch,
   done: () => done,

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http"
+import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -12,44 +12,45 @@ import type { RouteSignature } from "./Route.ts"
 import { routesLayer } from "./Routes.ts"
 import { withAccessLog } from "./AccessLogHook.ts"
 import { accessLogOf } from "../Services/AccessLog/AccessLog.ts"
+import { CurrentDrain, ServerDrain } from "./ServerDrain.ts"
 
 /**
- * Node's own HTTP server: after SIGTERM it stops accepting connections and in-flight requests
- * get `server.shutdown_grace_seconds` to finish. Connections that go idle while draining are
- * closed at once, so a keep-alive client does not hold the shutdown for the whole grace period.
+ * How much longer than the shutdown grace the server waits before it interrupts what is left:
+ * the time streams cut at the grace have to write their last frame and close.
+ */
+const stopMarginMs = 2000
+
+/**
+ * Node's own HTTP server, drained on SIGTERM (`ServerDrain.ts`): new connections are refused,
+ * each kept-alive connection's next response closes it, requests in flight get
+ * `server.shutdown_grace_seconds` to finish, and streams still open then end with the frame
+ * saying so. The drain is also the routes' `CurrentDrain`.
  */
 export const NodeServerLive = Layer.unwrap(
   Effect.gen(function* () {
     const app = yield* AppConfig
     const { config } = yield* GatewayConfigFile
     const accessLog = yield* accessLogOf(config.access_log, app.logLevel)
-    return NodeHttpServer.layer(
-      () =>
-        withAccessLog(drainOnClose(answerClientErrors(
-          createServer({
-            // Bodies and streams are bounded by our own limits and timeouts, not Node's.
-            requestTimeout: 0,
-            headersTimeout: 60_000,
-            // Longer than common load balancer idle timeouts, so they close first.
-            keepAliveTimeout: 65_000
-          })
-        )), accessLog.mode, accessLog.writer),
-      { port: app.port, host: app.host, gracefulShutdownTimeout: `${config.server.shutdown_grace_seconds} seconds` }
+    const graceMs = config.server.shutdown_grace_seconds * 1000
+    const drain = new ServerDrain(graceMs)
+    return Layer.merge(
+      NodeHttpServer.layer(
+        () =>
+          withAccessLog(drain.attach(answerClientErrors(
+            createServer({
+              // Bodies and streams are bounded by our own limits and timeouts, not Node's.
+              requestTimeout: 0,
+              headersTimeout: 60_000,
+              // Longer than common load balancer idle timeouts, so they close first.
+              keepAliveTimeout: 65_000
+            })
+          )), accessLog.mode, accessLog.writer),
+        { port: app.port, host: app.host, gracefulShutdownTimeout: `${graceMs + stopMarginMs} millis` }
+      ),
+      Layer.succeed(CurrentDrain, drain)
     )
   })
 )
-
-/** Once `close()` starts the drain, every connection that finishes its last response is closed. */
-const drainOnClose = (server: Server): Server => {
-  const close = server.close.bind(server)
-  server.close = ((callback?: (error?: Error) => void) => {
-    const timer = setInterval(() => server.closeIdleConnections(), 50)
-    timer.unref()
-    server.once("close", () => clearInterval(timer))
-    return close(callback)
-  }) as Server["close"]
-  return server
-}
 
 const SettingsLive = Layer.unwrap(
   Effect.map(GatewayConfigFile, ({ config }) =>

@@ -1,11 +1,9 @@
 import type { Readable } from "node:stream"
-import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
-import type * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
@@ -17,6 +15,7 @@ import Agent from "undici/lib/dispatcher/agent.js"
 import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { registerSecret } from "../Domain/SecretRedaction.ts"
+import { batchStage, type StageEnd } from "../Streams/BatchStage.ts"
 import { optionalSpans } from "../Streams/OptionalSpans.ts"
 import { badResponse } from "./ProviderErrors.ts"
 import { RequestDeadline } from "./RequestDeadline.ts"
@@ -87,7 +86,11 @@ const targetOf = (url: string) => {
   return target
 }
 
-/** The body of a streamed answer: every chunk buffered since the last read, as one element array. */
+/**
+ * The body of a streamed answer: every chunk buffered since the last read, as one element array.
+ * It waits (`onChange`) while the exchange is receiving or paused with nothing buffered; a failed
+ * exchange fails it, an ended or aborted one ends it (see the phases in UpstreamExchange.ts).
+ */
 const bodyStream = (exchange: UpstreamExchange): Stream.Stream<Uint8Array, GatewayError> => {
   const wait = Effect.callback<void>((resume) => {
     exchange.onChange = () => resume(Effect.void)
@@ -143,7 +146,7 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
     const spans = yield* optionalSpans
     const id = provider.id
 
-    /** Starts a streamed exchange and waits for its headers (or failure); interruption aborts it. */
+    /** Starts a streamed exchange and waits (`onHead`) until it leaves `awaiting-head`; interruption aborts it. */
     const start = (url: string, headers: Readonly<Record<string, string>>, body: string) =>
       Effect.callback<UpstreamExchange, GatewayError>((resume) => {
         const target = targetOf(url)
@@ -226,33 +229,22 @@ export const sseEvents = (
   provider: string,
   bytes: Stream.Stream<Uint8Array, GatewayError>
 ): Stream.Stream<Sse.Event, GatewayError> =>
-  Stream.transformPull(bytes, (pull) =>
-    Effect.sync(() => {
-      const text = new TextDecoder()
-      const decoder = makeSseDecoder()
-      let parsed: Array<Sse.Event> = []
-      let broken = false
-      // Built once per stream and run for every read.
-      const read = Effect.flatMap(pull, (chunks) => {
+  batchStage(bytes, (end: StageEnd<GatewayError>) => {
+    const text = new TextDecoder()
+    const decoder = makeSseDecoder()
+    return {
+      step: (chunks) => {
+        const parsed: Array<Sse.Event> = []
         for (const chunk of chunks) {
           const result = decoder.feed(text.decode(chunk, { stream: true }), parsed)
           if (result === "too-large") {
-            parsed = []
-            broken = true
-            break
+            end.fail(badResponse(provider, "malformed event stream"))
+            return []
           }
-          if (result === "retry") broken = true
+          // The events before a `retry:` directive still go out.
+          if (result === "retry") end.fail(badResponse(provider, "malformed event stream"))
         }
-        return next
-      })
-      const next: Pull.Pull<Arr.NonEmptyReadonlyArray<Sse.Event>, GatewayError> = Effect.suspend(() => {
-        if (parsed.length > 0) {
-          const out = parsed as unknown as Arr.NonEmptyReadonlyArray<Sse.Event>
-          parsed = []
-          return Effect.succeed(out)
-        }
-        if (broken) return Effect.fail(badResponse(provider, "malformed event stream"))
-        return read
-      })
-      return next
-    }))
+        return parsed
+      }
+    }
+  })

@@ -10,7 +10,7 @@ export interface ExchangeTimeouts {
 }
 
 /** Body bytes buffered for a slow reader before the upstream socket is paused. */
-const highWaterBytes = 64 * 1024
+export const highWaterBytes = 64 * 1024
 
 // One shared reason: aborting must not capture a stack per request.
 const abortReason = new Error("request aborted by the gateway")
@@ -18,21 +18,55 @@ const abortReason = new Error("request aborted by the gateway")
 const errorText = (error: Error): string => (error as NodeJS.ErrnoException).code ?? error.message
 
 /**
- * One upstream HTTP exchange as undici's dispatcher reports it, with the provider's timeouts
- * on Node timers: until the headers `first_byte_ms`; for a streamed body the first chunk within
- * what is left of it and every later chunk within `idle_ms`; everything within `total_ms`.
- * Chunks are kept until read; past a high-water mark the socket is paused (and the idle timer
- * with it) until the reader catches up, so a slow client costs a bounded amount of memory.
+ * Where an exchange is. The live phases, in order:
+ * - `awaiting-head`: the request is dispatched; the head is due within `first_byte_ms`.
+ * - `awaiting-body` (streamed only): the head is in; the first body byte is due within what is left
+ *   of `first_byte_ms`.
+ * - `receiving`: the body comes; on a stream each chunk is due within `idle_ms` of the one before.
+ * - `paused` (streamed only): more than `highWaterBytes` wait unread, so the socket is paused and
+ *   the idle timer with it, until the reader takes them.
+ * - `draining`: the reader has all it wanted (an SSE terminator came before the body's end); the
+ *   rest is read and dropped, for at most the drain time, so the connection can be reused.
+ * The settled ones: `ended` (the body is complete), `failed` (a timeout or a connection error,
+ * `failure` says which) and `aborted` (stopped by the gateway; nobody is told). Everything within
+ * `total_ms`, and the request's routing deadline, from the start.
+ */
+export type ExchangePhase = "awaiting-head" | "awaiting-body" | "receiving" | "paused" | "draining" | "ended" | "failed" | "aborted"
+
+/**
+ * One upstream HTTP exchange as undici's dispatcher reports it, driven by its callbacks
+ * (`onRequestStart`, `onResponseStart`, `onResponseData`, `onResponseEnd`, `onResponseError`)
+ * and by its reader (`take`, `release`, `abort`), with the provider's timeouts on Node timers.
+ *
+ * Transitions (anything not listed leaves the phase as it is; nothing leaves a settled phase):
+ *
+ * | from | event | to |
+ * | --- | --- | --- |
+ * | awaiting-head | head | awaiting-body (streamed), receiving (whole) |
+ * | awaiting-body | a chunk | receiving, or paused past the high-water mark |
+ * | receiving | a chunk past the high-water mark (streamed) | paused |
+ * | paused | `take()` | receiving (the idle timer starts again) |
+ * | any but draining | the body's end | ended |
+ * | any live | `release()` | draining (what is buffered is dropped) |
+ * | draining | the body's end | ended |
+ * | draining | the drain time is up | aborted |
+ * | any live | a connection error, a timer of the phase, the total time, the deadline | failed |
+ * | any live | `abort()` | aborted |
+ *
+ * Whoever waits (`onHead` until the head, then the body's reader in `onChange`; one at a time, a
+ * reader registers only once the head is in) is woken once per network read, on a microtask (see
+ * `wakeSoon`), after every change: the head, chunks, the end, a failure.
  */
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
+  phase: ExchangePhase = "awaiting-head"
   status = 0
   headers: IncomingHttpHeaders = {}
+  /** Chunks not yet taken by the reader. */
   chunks: Array<Buffer> = []
-  ended = false
   failure: GatewayError | undefined
-  /** Called once the headers are in, or on failure before them. */
+  /** Called once the head is in, or on failure before it. */
   onHead: (() => void) | undefined
-  /** Called when chunks, the end or a failure arrive while someone waits. */
+  /** Called when chunks, the end or a failure arrive while the body's reader waits. */
   onChange: (() => void) | undefined
 
   private readonly provider: string
@@ -40,13 +74,14 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private readonly streamed: boolean
   private readonly startedAt = Date.now()
   private controller: Dispatcher.DispatchController | undefined
+  /** `abort()` came before undici handed over its controller: abort as soon as it does. */
   private abortRequested = false
+  /** Bytes in `chunks`. */
   private buffered = 0
-  private sawBody = false
-  private paused = false
-  private draining = false
   private wakeQueued = false
+  /** The timer of the current phase: first byte, idle, or drain. */
   private phaseTimer: NodeJS.Timeout | undefined
+  /** The whole exchange: `total_ms`, or the routing deadline when it comes first. */
   private totalTimer: NodeJS.Timeout | undefined
 
   /** `deadlineAt` (epoch ms): the request's routing deadline; the exchange ends then at the latest. */
@@ -67,42 +102,41 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   get settled(): boolean {
-    return this.ended || this.failure !== undefined
+    return this.phase === "ended" || this.phase === "failed" || this.phase === "aborted"
   }
 
-  /** Stops the exchange (client gone, reader failed); closes the upstream socket if still open. */
+  /** Nothing more will come: the body's end, or the gateway stopped the exchange. */
+  get ended(): boolean {
+    return this.phase === "ended" || this.phase === "aborted"
+  }
+
+  /** any live -> aborted: closes the upstream socket if still open (client gone, reader failed). */
   abort(): void {
     if (this.settled) return
-    this.fail(undefined)
+    this.settle("aborted", undefined)
   }
 
-  /**
-   * The reader has all it wanted (an SSE stream's terminator came before the body's end):
-   * what is left is read and dropped so the connection can be reused, for at most `drainMs`,
-   * after which the socket is closed after all.
-   */
+  /** any live -> draining, for at most `drainMs`; then aborted after all. */
   release(drainMs: number): void {
-    if (this.settled) return
-    this.draining = true
+    if (this.settled || this.phase === "draining") return
+    const resume = this.phase === "paused"
+    this.phase = "draining"
     this.chunks = []
     this.buffered = 0
     this.onHead = undefined
     this.onChange = undefined
     this.clearTimers()
     this.phaseTimer = setTimeout(() => this.abort(), drainMs)
-    if (this.paused) {
-      this.paused = false
-      this.controller?.resume()
-    }
+    if (resume) this.controller?.resume()
   }
 
-  /** Takes everything buffered so far. */
+  /** Takes everything buffered so far; paused -> receiving. */
   take(): Array<Buffer> {
     const out = this.chunks
     this.chunks = []
     this.buffered = 0
-    if (this.paused && !this.settled) {
-      this.paused = false
+    if (this.phase === "paused") {
+      this.phase = "receiving"
       this.controller?.resume()
       this.armIdle()
     }
@@ -114,34 +148,38 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.abortRequested) controller.abort(abortReason)
   }
 
+  /** awaiting-head -> awaiting-body (streamed) or receiving. */
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
-    if (this.settled) return
+    if (this.phase !== "awaiting-head") return
     this.status = status
     this.headers = headers
     clearTimeout(this.phaseTimer)
     this.phaseTimer = undefined
     if (this.streamed) {
+      this.phase = "awaiting-body"
       const left = Math.max(1, this.timeouts.first_byte_ms - (Date.now() - this.startedAt))
       this.phaseTimer = setTimeout(() => this.timeUp(`no data within ${this.timeouts.first_byte_ms} ms`), left)
+    } else {
+      this.phase = "receiving"
     }
     this.wakeSoon()
   }
 
+  /** awaiting-body -> receiving; receiving -> paused past the high-water mark; dropped while draining. */
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled || this.draining) return
+    const phase = this.phase
+    if (phase !== "receiving" && phase !== "awaiting-body" && phase !== "paused") return
     this.chunks.push(chunk)
     this.buffered += chunk.length
     if (this.streamed) {
-      if (!this.sawBody) {
-        this.sawBody = true
-        clearTimeout(this.phaseTimer)
-        this.phaseTimer = undefined
+      if (phase === "awaiting-body") {
+        this.phase = "receiving"
         this.armIdle()
-      } else {
+      } else if (phase === "receiving") {
         this.phaseTimer?.refresh()
       }
-      if (this.buffered > highWaterBytes && !this.paused) {
-        this.paused = true
+      if (this.buffered > highWaterBytes && this.phase === "receiving") {
+        this.phase = "paused"
         controller.pause()
         clearTimeout(this.phaseTimer)
         this.phaseTimer = undefined
@@ -150,34 +188,35 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.wakeSoon()
   }
 
+  /** any live -> ended. */
   onResponseEnd(): void {
     if (this.settled) return
-    this.ended = true
+    this.phase = "ended"
     this.clearTimers()
     this.wakeSoon()
   }
 
+  /** any live -> failed. */
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.settled) return
-    this.fail(connectFailure(this.provider, errorText(error)))
+    this.settle("failed", connectFailure(this.provider, errorText(error)))
   }
 
   private armIdle(): void {
-    if (!this.streamed || this.settled || !this.sawBody) return
     clearTimeout(this.phaseTimer)
     this.phaseTimer = setTimeout(() => this.timeUp(`the stream was silent for ${this.timeouts.idle_ms} ms`), this.timeouts.idle_ms)
   }
 
+  /** A timer of the exchange ran out: any live -> failed. */
   private timeUp(what: string): void {
     if (this.settled) return
-    this.fail(timeoutFailure(this.provider, what))
+    this.settle("failed", timeoutFailure(this.provider, what))
   }
 
-  /** `undefined`: stopped by us, nobody is told. */
-  private fail(failure: GatewayError | undefined): void {
+  private settle(phase: "failed" | "aborted", failure: GatewayError | undefined): void {
+    this.phase = phase
+    this.failure = failure
     this.clearTimers()
-    if (failure === undefined) this.ended = true
-    else this.failure = failure
     if (this.controller !== undefined) {
       if (!this.controller.aborted) this.controller.abort(abortReason)
     } else {

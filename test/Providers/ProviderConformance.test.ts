@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, ManagedRuntime, Schema, Scope, Stream } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Schema, Stream } from "effect"
 import { decodeChatRequest } from "../../src/Domain/ChatRequestDecoder.ts"
 import { ModelConfig } from "../../src/Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../src/Domain/GatewayError.ts"
 import type { ChatProvider, ChatTarget } from "../../src/Providers/ChatProvider.ts"
 import { makeChatProvider } from "../../src/Services/Routing/ProviderRegistry.ts"
 import { normalisedChunks } from "../../src/Streams/ChatEventStream.ts"
-import { type FakeUpstream, startFakeUpstream } from "../support/FakeUpstream.ts"
+import { withFakeProvider } from "../support/WithFakeProvider.ts"
 import { anthropicKit } from "./AnthropicKit.ts"
 import { geminiKit } from "./GeminiKit.ts"
 import { openAiKit } from "./OpenAiKit.ts"
@@ -31,31 +31,16 @@ const request = (body: Record<string, unknown>) =>
   Effect.runSync(decodeChatRequest({ model: "conformance-model", messages: [{ role: "user", content: "hi" }], ...body }))
 
 describe.each(kits)("provider conformance: $name", (kit) => {
-  let upstream: FakeUpstream
-  let runtime: ManagedRuntime.ManagedRuntime<never, never>
-  let scope: Scope.Closeable
-  let provider: ChatProvider
+  const fake = withFakeProvider((url) =>
+    Effect.flatMap(makeChatProvider(kit.config(url)), (made): Effect.Effect<ChatProvider> =>
+      made === undefined ? Effect.die(new Error(`no adapter for ${kit.name}`)) : Effect.succeed(made))
+  )
 
-  beforeAll(async () => {
-    upstream = await startFakeUpstream()
-    runtime = ManagedRuntime.make(Layer.empty)
-    scope = await runtime.runPromise(Scope.make())
-    const made = await runtime.runPromise(makeChatProvider(kit.config(upstream.url)).pipe(Scope.provide(scope)))
-    if (made === undefined) throw new Error(`no adapter for ${kit.name}`)
-    provider = made
-  })
-  afterAll(async () => {
-    await runtime?.runPromise(Scope.close(scope, Exit.void))
-    await runtime?.dispose()
-    await upstream?.stop()
-  })
-  beforeEach(() => upstream.reset())
-
-  const complete = (body: Record<string, unknown>) => runtime.runPromise(Effect.exit(provider.complete(request(body), target)))
+  const complete = (body: Record<string, unknown>) => fake.exit(fake.provider.complete(request(body), target))
   const stream = (body: Record<string, unknown>) =>
-    runtime.runPromise(
+    fake.run(
       Stream.runCollect(
-        normalisedChunks(provider.stream(request({ ...body, stream: true, stream_options: { include_usage: true } }), target), { id: "svc_x", created: 1, model: "conformance-model" }, true, {
+        normalisedChunks(fake.provider.stream(request({ ...body, stream: true, stream_options: { include_usage: true } }), target), { id: "svc_x", created: 1, model: "conformance-model" }, true, {
           onServed: () => {},
           onUsage: () => {},
           onFirstChunk: () => {},
@@ -71,7 +56,7 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   }
 
   it("text", async () => {
-    upstream.reply(kit.text)
+    fake.upstream.reply(kit.text)
     const exit = await complete({})
     if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
     expect(exit.value.choices[0]!.message.content).toBe("Hello there!")
@@ -80,9 +65,9 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   })
 
   it("stream", async () => {
-    upstream.reply(kit.textStream)
+    fake.upstream.reply(kit.textStream)
     const chunks = await stream({})
-    kit.assertStreaming(upstream.requests[0]!)
+    kit.assertStreaming(fake.upstream.requests[0]!)
     const choices = chunks.flatMap((c) => c.choices)
     expect(choices[0]).toEqual({ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null })
     expect(choices.map((c) => c.delta["content"]).filter((t) => t !== undefined && t !== "").join("")).toBe("Hello")
@@ -91,7 +76,7 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   })
 
   it("tools: auto", async () => {
-    upstream.reply(kit.toolCall)
+    fake.upstream.reply(kit.toolCall)
     const exit = await complete({ tools: [weatherTool] })
     if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
     const call = exit.value.choices[0]!.message.tool_calls![0]!
@@ -102,17 +87,17 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   })
 
   it("tools: forced, none and required", async () => {
-    upstream.reply(kit.toolCall).reply(kit.text).reply(kit.toolCall)
+    fake.upstream.reply(kit.toolCall).reply(kit.text).reply(kit.toolCall)
     await complete({ tools: [weatherTool, timeTool], tool_choice: { type: "function", function: { name: "get_weather" } } })
-    kit.assertForcedTool(upstream.requests[0]!, "get_weather")
+    kit.assertForcedTool(fake.upstream.requests[0]!, "get_weather")
     await complete({ tools: [weatherTool], tool_choice: "none" })
-    kit.assertNoTools(upstream.requests[1]!)
+    kit.assertNoTools(fake.upstream.requests[1]!)
     await complete({ tools: [weatherTool], tool_choice: "required" })
-    kit.assertAnyTool(upstream.requests[2]!)
+    kit.assertAnyTool(fake.upstream.requests[2]!)
   })
 
   it("tools: parallel, streamed", async () => {
-    upstream.reply(kit.parallelToolStream)
+    fake.upstream.reply(kit.parallelToolStream)
     const chunks = await stream({ tools: [weatherTool, timeTool] })
     const calls = chunks.flatMap((c) => c.choices.flatMap((ch) => (ch.delta["tool_calls"] as Array<any> | undefined) ?? []))
     const starts = calls.filter((c) => c.id !== undefined)
@@ -126,23 +111,23 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   })
 
   it("json_schema", async () => {
-    upstream.reply(kit.jsonSchema)
+    fake.upstream.reply(kit.jsonSchema)
     const exit = await complete({ response_format: { type: "json_schema", json_schema: { name: "answer", schema: answerSchema, strict: true } } })
     if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
     expect(JSON.parse(exit.value.choices[0]!.message.content!)).toEqual({ answer: 42 })
-    kit.assertJsonSchema(upstream.requests[0]!, answerSchema)
+    kit.assertJsonSchema(fake.upstream.requests[0]!, answerSchema)
   })
 
   it("image input", async () => {
-    upstream.reply(kit.text)
+    fake.upstream.reply(kit.text)
     await complete({
       messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${pngBase64}` } }] }]
     })
-    kit.assertImage(upstream.requests[0]!, pngBase64)
+    kit.assertImage(fake.upstream.requests[0]!, pngBase64)
   })
 
   it("usage with cache tokens", async () => {
-    upstream.reply(kit.cachedUsage)
+    fake.upstream.reply(kit.cachedUsage)
     const exit = await complete({})
     if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
     expect(exit.value.usage).toMatchObject({ promptTokens: 100, completionTokens: 5, cachedTokens: 60 })
@@ -151,7 +136,7 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   })
 
   it("429 with retry-after", async () => {
-    upstream.reply(kit.rateLimited)
+    fake.upstream.reply(kit.rateLimited)
     const error = failure(await complete({}))
     expect(error.reason._tag).toBe("UpstreamFailure")
     expect(error.isRetryable).toBe(true)
@@ -159,20 +144,20 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   })
 
   it("5xx", async () => {
-    upstream.reply(kit.serverError)
+    fake.upstream.reply(kit.serverError)
     const error = failure(await complete({}))
     expect(error.reason).toMatchObject({ _tag: "UpstreamFailure", status: 500 })
     expect(error.isRetryable).toBe(true)
   })
 
   it("malformed upstream JSON", async () => {
-    upstream.reply(kit.malformed)
+    fake.upstream.reply(kit.malformed)
     const error = failure(await complete({}))
     expect(error.reason).toMatchObject({ _tag: "UpstreamFailure", kind: "bad_response" })
   })
 
   it("400 is the client's mistake, in the provider's words", async () => {
-    upstream.reply(kit.badRequest)
+    fake.upstream.reply(kit.badRequest)
     const error = failure(await complete({}))
     expect(error.reason).toMatchObject({ _tag: "InvalidRequest" })
     expect(error.reason.message).toContain("bad things")

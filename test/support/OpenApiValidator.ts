@@ -34,6 +34,8 @@ const matchesType = (expected: string, value: unknown): boolean => {
 export const validate = (schemaIn: Schema, value: unknown, path = "$"): Array<string> => {
   const schema = resolve(schemaIn)
   const errors: Array<string> = []
+  // A `$ref` may carry `nullable` beside it (the description's `usage` of a stream chunk does).
+  if (value === null && schemaIn["nullable"] === true) return errors
   if (value === null && (schema["nullable"] === true || (Array.isArray(schema["type"]) && schema["type"].includes("null")))) return errors
   for (const key of ["anyOf", "oneOf"] as const) {
     const options = schema[key]

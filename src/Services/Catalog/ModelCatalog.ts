@@ -104,6 +104,30 @@ export const toEntry = (model: ModelConfig, providers: ReadonlyMap<string, Provi
   }
 }
 
+/** The catalogue of the configuration's models, built once at start-up. */
+export const make = Effect.gen(function* () {
+  const { config, modifiedAt } = yield* GatewayConfigFile
+  const providers = new Map(config.providers.map((p) => [p.id, p]))
+  const models = new Map<string, CatalogModel>(
+    config.models.map((m) => [m.id, { config: m, entry: toEntry(m, providers, modifiedAt) }])
+  )
+  const list = [...models.values()].map((m) => m.entry)
+  return ModelCatalog.of({
+    list,
+    find: (id) => models.get(id),
+    require: (id, kind) => {
+      const model = models.get(id)
+      if (model === undefined) return Effect.fail(unknownModel(id))
+      if (model.config.kind === kind) return Effect.succeed(model)
+      return Effect.fail(
+        kind === "decision"
+          ? GatewayError.notFound(`The model '${id}' is not a decision model.`, "model", "model_not_found")
+          : GatewayError.invalid(`The model '${id}' is a ${model.config.kind} model and cannot serve this endpoint.`, "model", "wrong_model_kind")
+      )
+    }
+  })
+})
+
 export class ModelCatalog extends Context.Service<
   ModelCatalog,
   {
@@ -116,29 +140,5 @@ export class ModelCatalog extends Context.Service<
     readonly require: (id: string, kind: ModelKind) => Effect.Effect<CatalogModel, GatewayError>
   }
 >()("gateway/ModelCatalog") {
-  static readonly layer = Layer.effect(
-    ModelCatalog,
-    Effect.gen(function* () {
-      const { config, modifiedAt } = yield* GatewayConfigFile
-      const providers = new Map(config.providers.map((p) => [p.id, p]))
-      const models = new Map<string, CatalogModel>(
-        config.models.map((m) => [m.id, { config: m, entry: toEntry(m, providers, modifiedAt) }])
-      )
-      const list = [...models.values()].map((m) => m.entry)
-      return ModelCatalog.of({
-        list,
-        find: (id) => models.get(id),
-        require: (id, kind) => {
-          const model = models.get(id)
-          if (model === undefined) return Effect.fail(unknownModel(id))
-          if (model.config.kind === kind) return Effect.succeed(model)
-          return Effect.fail(
-            kind === "decision"
-              ? GatewayError.notFound(`The model '${id}' is not a decision model.`, "model", "model_not_found")
-              : GatewayError.invalid(`The model '${id}' is a ${model.config.kind} model and cannot serve this endpoint.`, "model", "wrong_model_kind")
-          )
-        }
-      })
-    })
-  )
+  static readonly layer = Layer.effect(ModelCatalog, make)
 }

@@ -173,12 +173,7 @@ export class UrlFetcher extends Context.Service<
   }
 
   /** Reads `fetch` from gateway.yaml. */
-  static readonly layer = Layer.effect(
-    UrlFetcher,
-    Effect.gen(function* () {
-      return UrlFetcher.make((yield* GatewayConfigFile).config.fetch)
-    })
-  )
+  static readonly layer = Layer.effect(UrlFetcher, Effect.map(GatewayConfigFile, ({ config }) => UrlFetcher.make(config.fetch)))
 
   /** For tests: explicit settings plus the seams in `UrlFetcherInternals`. */
   static readonly layerWith = (settings: FetchSettings, internals: UrlFetcherInternals = {}) =>

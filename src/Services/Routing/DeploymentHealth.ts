@@ -19,6 +19,24 @@ const maxPending = 10_000
 
 const notOpen = Effect.succeed(false)
 
+/** The breaker with the shared store the environment names (see `DeploymentHealth.layer`). */
+export const makeShared = Effect.gen(function* () {
+  const app = yield* AppConfig
+  const { config } = yield* GatewayConfigFile
+  const local = new LocalHealth(config.routing)
+  if (app.redisUrl !== undefined) {
+    const client = yield* connectRedis(app.redisUrl, config.resilience)
+    return yield* DeploymentHealth.make(local, redisHealthStore(client, config.routing, app.redisPrefix))
+  }
+  if (app.databaseUrl !== undefined) {
+    return yield* DeploymentHealth.make(local, postgresHealthStore(yield* SqlClient.SqlClient, config.routing))
+  }
+  return yield* DeploymentHealth.make(local, undefined)
+})
+
+/** The breaker on this process's state alone. */
+export const makeInMemory = Effect.flatMap(GatewayConfigFile, ({ config }) => DeploymentHealth.make(new LocalHealth(config.routing), undefined))
+
 /**
  * The circuit breaker of every deployment (provider + upstream model): after
  * `routing.failure_threshold` consecutive retryable failures, or an upstream `retry-after`,
@@ -100,26 +118,9 @@ export class DeploymentHealth extends Context.Service<
     })
 
   /** In-process state only: correct for one instance (embedded storage serves one process anyway). */
-  static readonly layerMemory = Layer.effect(
-    DeploymentHealth,
-    Effect.flatMap(GatewayConfigFile, ({ config }) => DeploymentHealth.make(new LocalHealth(config.routing), undefined))
-  )
+  static readonly layerMemory = Layer.effect(DeploymentHealth, makeInMemory)
 
   /** Shared through Redis when REDIS_URL is set, else Postgres when DATABASE_URL is set, else in-process. */
-  static readonly layer = Layer.effect(
-    DeploymentHealth,
-    Effect.gen(function* () {
-      const app = yield* AppConfig
-      const { config } = yield* GatewayConfigFile
-      const local = new LocalHealth(config.routing)
-      if (app.redisUrl !== undefined) {
-        const client = yield* connectRedis(app.redisUrl, config.resilience)
-        return yield* DeploymentHealth.make(local, redisHealthStore(client, config.routing, app.redisPrefix))
-      }
-      if (app.databaseUrl !== undefined) {
-        return yield* DeploymentHealth.make(local, postgresHealthStore(yield* SqlClient.SqlClient, config.routing))
-      }
-      return yield* DeploymentHealth.make(local, undefined)
-    })
-  )
+  static readonly layer = Layer.effect(DeploymentHealth, makeShared)
 }
+

@@ -107,7 +107,9 @@ export const openMeter = (input: {
         usedModel: meter.served?.model ?? null,
         provider: meter.served?.provider ?? null,
         status: meter.status,
-        cancelled: Exit.isFailure(exit) && Exit.hasInterrupts(exit),
+        // Interrupted (the client went away), or a stream whose serving attempt was cut while the
+        // response itself ended cleanly (the body ended with the shutdown's frame).
+        cancelled: (Exit.isFailure(exit) && Exit.hasInterrupts(exit)) || (meter.streamed && meter.log.attempts.at(-1)?.outcome === "cancelled"),
         streamed: meter.streamed,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,

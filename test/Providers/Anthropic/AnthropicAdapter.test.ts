@@ -1,39 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, ManagedRuntime, Redacted, Scope, Stream } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Exit, Redacted, Stream } from "effect"
 import type { GatewayError } from "../../../src/Domain/GatewayError.ts"
-import type { ChatProvider } from "../../../src/Providers/ChatProvider.ts"
 import { makeAnthropicProvider } from "../../../src/Providers/Anthropic/AnthropicAdapter.ts"
 import { anthropicErrorBody, anthropicMessage } from "../../support/AnthropicFixtures.ts"
-import { type FakeUpstream, startFakeUpstream } from "../../support/FakeUpstream.ts"
+import { withFakeProvider } from "../../support/WithFakeProvider.ts"
 import { chatRequest, target } from "./AnthropicSupport.ts"
 
 describe("Anthropic adapter over HTTP", () => {
-  let upstream: FakeUpstream
-  let runtime: ManagedRuntime.ManagedRuntime<never, never>
-  let scope: Scope.Closeable
-  let provider: ChatProvider
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream()
-    runtime = ManagedRuntime.make(Layer.empty)
-    scope = await runtime.runPromise(Scope.make())
-    provider = await runtime.runPromise(
-      makeAnthropicProvider({
-        id: "claude-direct",
-        kind: "anthropic",
-        base_url: `${upstream.url}/v1/`,
-        api_key: Redacted.make("sk-ant-adapter"),
-        headers: { "anthropic-beta": "context-1m-2025-08-07" },
-        timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000, total_ms: 10000 }
-      }).pipe(Scope.provide(scope))
-    )
-  })
-  afterAll(async () => {
-    await runtime?.runPromise(Scope.close(scope, Exit.void))
-    await runtime?.dispose()
-    await upstream?.stop()
-  })
-  beforeEach(() => upstream.reset())
+  const fake = withFakeProvider((url) =>
+    makeAnthropicProvider({
+      id: "claude-direct",
+      kind: "anthropic",
+      base_url: `${url}/v1/`,
+      api_key: Redacted.make("sk-ant-adapter"),
+      headers: { "anthropic-beta": "context-1m-2025-08-07" },
+      timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000, total_ms: 10000 }
+    })
+  )
 
   const failureOf = (exit: Exit.Exit<unknown, GatewayError>): GatewayError => {
     if (!Exit.isFailure(exit)) throw new Error("expected a failure")
@@ -43,10 +26,10 @@ describe("Anthropic adapter over HTTP", () => {
   }
 
   it("posts to {base_url}/messages with the key, the pinned version and the configured extra headers", async () => {
-    upstream.reply({ kind: "json", status: 200, body: anthropicMessage() })
-    const exit = await runtime.runPromise(Effect.exit(provider.complete(chatRequest({}), target())))
+    fake.upstream.reply({ kind: "json", status: 200, body: anthropicMessage() })
+    const exit = await fake.exit(fake.provider.complete(chatRequest({}), target()))
     expect(Exit.isSuccess(exit)).toBe(true)
-    const sent = upstream.requests[0]!
+    const sent = fake.upstream.requests[0]!
     expect(sent.method).toBe("POST")
     expect(sent.url).toBe("/v1/messages")
     expect(sent.headers["x-api-key"]).toBe("sk-ant-adapter")
@@ -58,25 +41,25 @@ describe("Anthropic adapter over HTTP", () => {
   })
 
   it("refuses a client mistake before calling Anthropic", async () => {
-    const error = failureOf(await runtime.runPromise(Effect.exit(provider.complete(chatRequest({ temperature: 1.2 }), target()))))
+    const error = failureOf(await fake.exit(fake.provider.complete(chatRequest({ temperature: 1.2 }), target())))
     expect(error.reason).toMatchObject({ _tag: "InvalidRequest", param: "temperature" })
     const streamed = failureOf(
-      await runtime.runPromise(Effect.exit(Stream.runDrain(provider.stream(chatRequest({ temperature: 1.2, stream: true }), target()))))
+      await fake.exit(Stream.runDrain(fake.provider.stream(chatRequest({ temperature: 1.2, stream: true }), target())))
     )
     expect(streamed.reason).toMatchObject({ _tag: "InvalidRequest", param: "temperature" })
-    expect(upstream.requests).toHaveLength(0)
+    expect(fake.upstream.requests).toHaveLength(0)
   })
 
   it("fails a stream answered with 529 as a retryable overload before any event", async () => {
-    upstream.reply({ kind: "json", status: 529, body: anthropicErrorBody("overloaded_error", "Overloaded") })
-    const error = failureOf(await runtime.runPromise(Effect.exit(Stream.runCollect(provider.stream(chatRequest({ stream: true }), target())))))
+    fake.upstream.reply({ kind: "json", status: 529, body: anthropicErrorBody("overloaded_error", "Overloaded") })
+    const error = failureOf(await fake.exit(Stream.runCollect(fake.provider.stream(chatRequest({ stream: true }), target()))))
     expect(error.reason).toMatchObject({ _tag: "UpstreamFailure", kind: "overloaded", status: 529, provider: "claude-direct" })
     expect(error.isRetryable).toBe(true)
   })
 
   it("reports a 200 body that is not a message as a bad response", async () => {
-    upstream.reply({ kind: "json", status: 200, body: { type: "completion", completion: "Hello" } })
-    const error = failureOf(await runtime.runPromise(Effect.exit(provider.complete(chatRequest({}), target()))))
+    fake.upstream.reply({ kind: "json", status: 200, body: { type: "completion", completion: "Hello" } })
+    const error = failureOf(await fake.exit(fake.provider.complete(chatRequest({}), target())))
     expect(error.reason).toMatchObject({ _tag: "UpstreamFailure", kind: "bad_response" })
   })
 })

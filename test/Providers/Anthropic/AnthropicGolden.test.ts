@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import { Exit, Layer, ManagedRuntime, Redacted, Scope } from "effect"
-import type { ChatProvider } from "../../../src/Providers/ChatProvider.ts"
+import { describe, expect, it } from "@effect/vitest"
+import { Redacted } from "effect"
 import { makeAnthropicProvider } from "../../../src/Providers/Anthropic/AnthropicAdapter.ts"
-import { type FakeUpstream, startFakeUpstream } from "../../support/FakeUpstream.ts"
+import { withFakeProvider } from "../../support/WithFakeProvider.ts"
 import { expectedLines, goldenScenarios, replay, scenarioReply } from "./GoldenReplay.ts"
 
 const required = [
@@ -20,31 +19,15 @@ const required = [
 ]
 
 describe("Anthropic golden streams through the real adapter", () => {
-  let upstream: FakeUpstream
-  let runtime: ManagedRuntime.ManagedRuntime<never, never>
-  let scope: Scope.Closeable
-  let provider: ChatProvider
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream()
-    runtime = ManagedRuntime.make(Layer.empty)
-    scope = await runtime.runPromise(Scope.make())
-    provider = await runtime.runPromise(
-      makeAnthropicProvider({
-        id: "anthropic",
-        kind: "anthropic",
-        base_url: `${upstream.url}/v1`,
-        api_key: Redacted.make("sk-ant-golden"),
-        timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000, total_ms: 10000 }
-      }).pipe(Scope.provide(scope))
-    )
-  })
-  afterAll(async () => {
-    await runtime?.runPromise(Scope.close(scope, Exit.void))
-    await runtime?.dispose()
-    await upstream?.stop()
-  })
-  beforeEach(() => upstream.reset())
+  const fake = withFakeProvider((url) =>
+    makeAnthropicProvider({
+      id: "anthropic",
+      kind: "anthropic",
+      base_url: `${url}/v1`,
+      api_key: Redacted.make("sk-ant-golden"),
+      timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000, total_ms: 10000 }
+    })
+  )
 
   it("has every required scenario", () => {
     expect(goldenScenarios()).toEqual(expect.arrayContaining(required))
@@ -52,9 +35,9 @@ describe("Anthropic golden streams through the real adapter", () => {
 
   describe.each(goldenScenarios())("%s", (name) => {
     it("produces the expected client chunks", async () => {
-      upstream.reply(scenarioReply(name))
-      expect(await runtime.runPromise(replay(provider))).toEqual(expectedLines(name))
-      const sent = upstream.requests[0]!
+      fake.upstream.reply(scenarioReply(name))
+      expect(await fake.run(replay(fake.provider))).toEqual(expectedLines(name))
+      const sent = fake.upstream.requests[0]!
       expect(sent.url).toBe("/v1/messages")
       expect(sent.headers["x-api-key"]).toBe("sk-ant-golden")
       expect(sent.headers["anthropic-version"]).toBe("2023-06-01")
@@ -62,8 +45,8 @@ describe("Anthropic golden streams through the real adapter", () => {
     })
 
     it("produces the same chunks when the bytes arrive in 7-byte reads", async () => {
-      upstream.reply(scenarioReply(name, 7))
-      expect(await runtime.runPromise(replay(provider))).toEqual(expectedLines(name))
+      fake.upstream.reply(scenarioReply(name, 7))
+      expect(await fake.run(replay(fake.provider))).toEqual(expectedLines(name))
     })
   })
 })

@@ -1,13 +1,11 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, ManagedRuntime, Scope, Stream } from "effect"
-import type { GatewayError } from "../../../src/Domain/GatewayError.ts"
-import type { ChatProvider } from "../../../src/Providers/ChatProvider.ts"
+import { describe, expect, it } from "@effect/vitest"
+import { Exit, Stream } from "effect"
 import { makeGeminiProvider } from "../../../src/Providers/Gemini/GeminiAdapter.ts"
-import { normalisedChunks } from "../../../src/Streams/ChatEventStream.ts"
-import { type FakeUpstream, startFakeUpstream } from "../../support/FakeUpstream.ts"
+import { withFakeProvider } from "../../support/WithFakeProvider.ts"
 import { geminiKit } from "../GeminiKit.ts"
+import { clientChunks, goldenDirOf, goldenScenariosIn, readJsonl, readLines, withStableIds } from "../GoldenStreams.ts"
 import { chatRequest, exitError, target } from "./GeminiTestSupport.ts"
 
 /**
@@ -20,11 +18,8 @@ import { chatRequest, exitError, target } from "./GeminiTestSupport.ts"
  * `UPDATE_GOLDEN=1` rewrites the expected files (review the diff before keeping it).
  */
 
-const dir = NodePath.resolve(import.meta.dirname, "../../fixtures/gemini")
-const scenarios = readdirSync(dir)
-  .filter((name) => name.endsWith(".jsonl") && !name.endsWith(".expected.jsonl"))
-  .map((name) => name.slice(0, -".jsonl".length))
-  .sort()
+const dir = goldenDirOf("gemini")
+const scenarios = goldenScenariosIn(dir)
 const envelope = { id: "svc_golden", created: 1_700_000_000, model: "gemini-golden" }
 const tool = (name: string, properties: Record<string, unknown>) => ({ type: "function", function: { name, parameters: { type: "object", properties } } })
 const request = chatRequest({
@@ -34,18 +29,9 @@ const request = chatRequest({
   tools: [tool("get_weather", { city: { type: "string" }, unit: { type: "string" } }), tool("get_time", { tz: { type: "string" } }), tool("list_files", {})]
 })
 
-const lines = (path: string): Array<unknown> =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line))
-
 /** CRLF-framed SSE; the `crlf-framing` scenario is also cut between every CR and LF and inside characters. */
 const reply = (scenario: string) => {
-  const frames = readFileSync(NodePath.join(dir, `${scenario}.jsonl`), "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => `data: ${line}\r\n\r\n`)
+  const frames = readLines(NodePath.join(dir, `${scenario}.jsonl`)).map((line) => `data: ${line}\r\n\r\n`)
   if (scenario !== "crlf-framing") return { kind: "sse" as const, frames }
   const bytes = Buffer.from(frames.join(""), "utf8")
   const splits: Array<number> = []
@@ -56,43 +42,8 @@ const reply = (scenario: string) => {
   return { kind: "sse" as const, frames, splits }
 }
 
-const withStableIds = (chunks: ReadonlyArray<unknown>): Array<unknown> => {
-  const ids = new Map<string, string>()
-  return JSON.parse(
-    JSON.stringify(chunks).replace(/"call_[A-Za-z0-9_-]{16}"/g, (id) => {
-      if (!ids.has(id)) ids.set(id, `"call_#${ids.size + 1}"`)
-      return ids.get(id)!
-    })
-  )
-}
-
-const failureLine = (error: GatewayError) => ({
-  failure: {
-    reason: error.reason._tag,
-    ...("kind" in error.reason ? { kind: error.reason.kind } : {}),
-    retryable: error.isRetryable,
-    message: error.reason.message
-  }
-})
-
 describe("Gemini golden streams", () => {
-  let upstream: FakeUpstream
-  let runtime: ManagedRuntime.ManagedRuntime<never, never>
-  let scope: Scope.Closeable
-  let provider: ChatProvider
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream()
-    runtime = ManagedRuntime.make(Layer.empty)
-    scope = await runtime.runPromise(Scope.make())
-    provider = await runtime.runPromise(makeGeminiProvider(geminiKit.config(upstream.url)).pipe(Scope.provide(scope)))
-  })
-  afterAll(async () => {
-    await runtime?.runPromise(Scope.close(scope, Exit.void))
-    await runtime?.dispose()
-    await upstream?.stop()
-  })
-  beforeEach(() => upstream.reset())
+  const fake = withFakeProvider((url) => makeGeminiProvider(geminiKit.config(url)))
 
   it("has the documented scenarios", () => {
     expect(scenarios).toEqual(
@@ -114,31 +65,19 @@ describe("Gemini golden streams", () => {
   })
 
   it.each(scenarios)("%s", async (scenario) => {
-    upstream.reply(reply(scenario))
-    const collected: Array<unknown> = []
-    const exit = await runtime.runPromise(
-      normalisedChunks(provider.stream(request, target({ tools: true, reasoning: true })), envelope, true, {
-        onServed: () => {},
-        onUsage: () => {},
-        onFirstChunk: () => {},
-        onGenerated: () => {}
-      }).pipe(
-        Stream.runForEach((chunk) => Effect.sync(() => collected.push(chunk))),
-        Effect.exit
-      )
-    )
-    const actual = withStableIds([...collected, ...(Exit.isFailure(exit) ? [failureLine(exitError(exit))] : [])])
+    fake.upstream.reply(reply(scenario))
+    const actual = withStableIds(await fake.run(clientChunks(fake.provider.stream(request, target({ tools: true, reasoning: true })), envelope)))
     const expectedPath = NodePath.join(dir, `${scenario}.expected.jsonl`)
     if (process.env["UPDATE_GOLDEN"] === "1") writeFileSync(expectedPath, actual.map((c) => JSON.stringify(c)).join("\n") + "\n")
-    expect(actual).toEqual(lines(expectedPath))
-    expect(upstream.requests[0]!.url).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
+    expect(actual).toEqual(readJsonl(expectedPath))
+    expect(fake.upstream.requests[0]!.url).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
   })
 
   it("posts the translated body to generateContent with the key header", async () => {
-    upstream.reply(geminiKit.text)
-    const exit = await runtime.runPromise(Effect.exit(provider.complete(chatRequest({ temperature: 0.5 }), target())))
+    fake.upstream.reply(geminiKit.text)
+    const exit = await fake.exit(fake.provider.complete(chatRequest({ temperature: 0.5 }), target()))
     expect(Exit.isSuccess(exit)).toBe(true)
-    const sent = upstream.requests[0]!
+    const sent = fake.upstream.requests[0]!
     expect(sent.method).toBe("POST")
     expect(sent.url).toBe("/v1beta/models/gemini-2.5-flash:generateContent")
     expect(sent.headers["x-goog-api-key"]).toBe("AIza-upstream")
@@ -147,17 +86,17 @@ describe("Gemini golden streams", () => {
   })
 
   it("fails a stream refused with 429 before any chunk, with the RetryInfo wait", async () => {
-    upstream.reply(geminiKit.rateLimited)
-    const exit = await runtime.runPromise(Stream.runCollect(provider.stream(request, target())).pipe(Effect.exit))
+    fake.upstream.reply(geminiKit.rateLimited)
+    const exit = await fake.exit(Stream.runCollect(fake.provider.stream(request, target())))
     const error = exitError(exit)
     expect(error.reason).toMatchObject({ _tag: "UpstreamFailure", kind: "rate_limited", status: 429 })
     expect(error.retryAfterMs).toBe(7000)
   })
 
   it("refuses a request it cannot translate without calling the upstream", async () => {
-    const exit = await runtime.runPromise(Effect.exit(provider.complete(chatRequest({ logit_bias: { "1": 5 } }), target())))
+    const exit = await fake.exit(fake.provider.complete(chatRequest({ logit_bias: { "1": 5 } }), target()))
     expect(exitError(exit).reason).toMatchObject({ _tag: "InvalidRequest", param: "logit_bias" })
-    expect(upstream.requests).toHaveLength(0)
+    expect(fake.upstream.requests).toHaveLength(0)
   })
 })
 
