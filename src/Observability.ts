@@ -6,6 +6,7 @@ import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import { requestJsonLogger } from "./Http/RequestLogger.ts"
 import { AppConfig } from "./Services/Config/AppConfig.ts"
+import { trimEndChars } from "./Domain/TrimChars.ts"
 
 const levels: Record<string, LogLevel.LogLevel> = {
   trace: "Trace",
@@ -51,7 +52,7 @@ export const TracingLive = Layer.unwrap(
   Effect.gen(function* () {
     const app = yield* AppConfig
     if (app.otlpEndpoint === undefined || app.otlpEndpoint === "") return Layer.succeed(References.TracerEnabled, false)
-    const url = `${app.otlpEndpoint.replace(/\/+$/, "")}/v1/traces`
+    const url = `${trimEndChars(app.otlpEndpoint, "/")}/v1/traces`
     const [{ OTLPTraceExporter }, { BatchSpanProcessor }] = yield* Effect.promise(() =>
       Promise.all([import("@opentelemetry/exporter-trace-otlp-http"), import("@opentelemetry/sdk-trace-base")])
     )

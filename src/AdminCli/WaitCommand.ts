@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import { CliUsageError, parseDuration } from "./CliArgs.ts"
+import { trimEndChars } from "../Domain/TrimChars.ts"
 
 /** Where a gateway started with the same environment listens: PORT, else 8080, on loopback. */
 export const defaultGatewayUrl = (env: Readonly<Record<string, string | undefined>>): string =>
@@ -30,7 +31,7 @@ export const waitCommand = Command.make(
   },
   (input) =>
     Effect.gen(function* () {
-      const url = Option.getOrElse(input.url, () => defaultGatewayUrl(process.env)).replace(/\/+$/, "")
+      const url = trimEndChars(Option.getOrElse(input.url, () => defaultGatewayUrl(process.env)), "/")
       if (!/^https?:\/\//.test(url)) return yield* new CliUsageError({ message: `--url: expected an http(s) URL, got '${url}'` })
       const seconds = Option.isSome(input.timeout) ? yield* parseDuration("--timeout", input.timeout.value) : 120
       const deadline = Date.now() + seconds * 1000

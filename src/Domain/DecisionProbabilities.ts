@@ -3,6 +3,7 @@
  * a distribution over the question's outcomes, and what is read off it. Pure; every function
  * takes the labels in outcome order and returns probabilities in that order.
  */
+import { trimEndChars, trimStartChars } from "./TrimChars.ts"
 
 /** One candidate token of the answer's first position, as the upstream listed it. */
 export interface TopToken {
@@ -82,11 +83,14 @@ export const distributionFromLogprobs = (labels: ReadonlyArray<string>, tokens: 
 export const sampleSmoothing = 0.5
 
 /** Characters a model may wrap a label in when it writes more than the label ("**A**", "Yes."). */
-const wrapping = /^[\s"'`*_([{<]+|[\s"'`*_.,;:!)\]}>]+$/g
+// What `\s` matches.
+const space = " \t\n\r\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+const openers = `${space}"'\`*_([{<`
+const closers = `${space}"'\`*_.,;:!)]}>`
 
 /** The outcome index a sampled answer names, or `undefined` when it is not exactly one label. */
 export const labelOfAnswer = (labels: ReadonlyArray<string>, text: string): number | undefined => {
-  const key = labelKey(text.replace(wrapping, ""))
+  const key = labelKey(trimEndChars(trimStartChars(text, openers), closers))
   const index = labels.findIndex((label) => labelKey(label) === key)
   return index < 0 ? undefined : index
 }

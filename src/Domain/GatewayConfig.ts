@@ -187,10 +187,16 @@ export const S3Settings = Schema.Struct({
 export type S3Settings = typeof S3Settings.Type
 
 export const ExtractionSettings = Schema.Struct({
-  /** Wall-clock bound for one document's extraction. */
+  /** Wall-clock bound for one document's extraction (or one page's or sitemap's parse). */
   timeout_ms: withDefault(PositiveInt, 60_000),
-  /** Heap bound of the extraction worker. */
+  /** Memory of one extraction worker: its heap, and heap plus buffers together (a watchdog stops it past this). */
   max_memory_mb: withDefault(PositiveInt, 512),
+  /** Bytes a ZIP-based document (DOCX, XLSX, PPTX, ODF, iWork) may inflate to, all parts together. */
+  max_unzipped_mb: withDefault(PositiveInt, 128),
+  /** How many times its packed size one part of such a document may inflate to (past its first MiB). */
+  max_zip_ratio: withDefault(PositiveInt, 100),
+  /** Pages of a PDF read at most; a PDF declaring more is refused. */
+  max_pages: withDefault(PositiveInt, 2_000),
   /** Parallel extraction workers. */
   workers: withDefault(PositiveInt, 2),
   /** Pages rendered as images for vision models. */
@@ -204,8 +210,13 @@ export const FilesSettings = Schema.Struct({
   directory: Schema.optionalKey(Schema.String),
   s3: Schema.optionalKey(S3Settings),
   max_upload_mb: withDefault(PositiveInt, 100),
-  /** Inline file data allowed in one chat request, after base64 decoding. */
+  /**
+   * Bytes of documents and images one chat request may carry, every source kind together
+   * (`file_data`, `file_id`, `file_url`, `image_url`), after base64 decoding; a part repeated counts each time.
+   */
   max_inline_mb: withDefault(PositiveInt, 50),
+  /** Document (`file`) and image (`image_url`) parts one chat request may hold. */
+  max_parts: withDefault(PositiveInt, 100),
   /** How often the expiry sweeper runs. */
   sweep_interval_seconds: withDefault(PositiveInt, 60),
   extraction: withDefault(ExtractionSettings, {})

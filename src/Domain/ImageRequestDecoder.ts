@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import { GatewayError } from "./GatewayError.ts"
 import type { ImageEndpoint, ImageReference, ImageRequest } from "./ImageRequest.ts"
+import { trimEndChars } from "./TrimChars.ts"
 
 /**
  * Decoders of `POST /v1/images/generations` and `POST /v1/images` (spec 4.5). Every field is
@@ -53,7 +54,7 @@ const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/
 export const isDecodableBase64 = (text: string): boolean => {
   const compact = text.replace(/\s+/g, "")
   if (compact.length === 0 || !base64Pattern.test(compact)) return false
-  const unpadded = compact.replace(/=+$/, "")
+  const unpadded = trimEndChars(compact, "=")
   if (unpadded.length % 4 === 1) return false
   return compact.includes("=") ? compact.length % 4 === 0 : true
 }

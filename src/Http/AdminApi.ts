@@ -58,7 +58,7 @@ export const adminRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>, 
     for (const [path, operations] of Object.entries(OpenApi.fromApi(AdminApi).paths)) {
       for (const method of Object.keys(operations ?? {}).map((m) => m.toUpperCase())) {
         if (!methods.has(method)) continue
-        signatures.push({ method: method as RouteSignature["method"], path: path.replace(/\{([^}]+)\}/g, ":$1") as HttpRouter.PathInput })
+        signatures.push({ method: method as RouteSignature["method"], path: path.replace(/\{([^{}]+)\}/g, ":$1") as HttpRouter.PathInput })
       }
     }
     return signatures

@@ -13,6 +13,7 @@ import { meteredEndpoint } from "./MeteredEndpoint.ts"
 import { requestHeader } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
+import { trimEndChars } from "../Domain/TrimChars.ts"
 
 const firstOf = (value: string | undefined) => value?.split(",", 1)[0]?.trim()
 const hostPattern = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/
@@ -24,7 +25,7 @@ const hostPattern = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$
  * The link goes back to the client that sent these headers, so they can only mislead it.
  */
 export const publicBaseUrl = (configured: string | undefined, header: (name: string) => string | undefined): string => {
-  if (configured !== undefined) return configured.replace(/\/+$/, "")
+  if (configured !== undefined) return trimEndChars(configured, "/")
   const proto = firstOf(header("x-forwarded-proto"))?.toLowerCase()
   const host = firstOf(header("x-forwarded-host")) ?? header("host")?.trim()
   return `${proto === "https" ? "https" : "http"}://${host !== undefined && hostPattern.test(host) ? host : "localhost"}`

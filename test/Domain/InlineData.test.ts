@@ -29,3 +29,33 @@ describe("inline base64", () => {
     expect(dataUrlPayloadStart("https://example.test/a.png")).toBe(-1)
   })
 })
+
+describe("inline base64, as one pass", () => {
+  // The former check, a regular expression that was quadratic on long runs of line breaks: the
+  // one-pass scanner must give the same verdict on every input.
+  const former = (text: string, start: number): boolean => {
+    const body = /[A-Za-z0-9+/\r\n]*(={0,2})[\r\n]*$/y
+    body.lastIndex = start
+    const match = body.exec(text)
+    if (match === null) return false
+    if (text.indexOf("\n", start) !== -1 || text.indexOf("\r", start) !== -1) return true
+    const padding = match[1]!.length
+    const symbols = text.length - start - padding
+    if (symbols === 0) return false
+    return padding === 0 ? symbols % 4 !== 1 : (symbols + padding) % 4 === 0
+  }
+  const alphabet = ["A", "b", "9", "+", "/", "=", "\n", "\r", "!", " "]
+  const Text = Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: alphabet.length - 1 })))
+
+  it.prop("agrees with the former regular expression on every short input", { codes: Text, start: Schema.Int }, ({ codes, start }) => {
+    const text = codes.map((c) => alphabet[c]).join("")
+    const from = Math.abs(start) % (text.length + 1)
+    return isBase64From(text, from) === former(text, from)
+  })
+
+  it("reads a payload with 40,000 line breaks before a stray character (the quadratic case)", () => {
+    const text = `data:image/png;base64,AAAA${"\n".repeat(40_000)}!`
+    expect(isBase64From(text, dataUrlPayloadStart(text))).toBe(false)
+    expect(isBase64From(`AAAA${"\n".repeat(40_000)}`, 0)).toBe(true)
+  })
+})

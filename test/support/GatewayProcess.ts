@@ -20,6 +20,10 @@ export const startGatewayProcess = async (options: {
   readonly storage: TestStorage
   readonly configFile: string
   readonly env?: NodeJS.ProcessEnv
+  /** Node options before the entry point (`--import` a preload). */
+  readonly nodeArgs?: ReadonlyArray<string>
+  /** Opens an IPC channel to the process (`child.send`, `process.on("message")` inside). */
+  readonly ipc?: boolean
 }): Promise<GatewayProcess> => {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -32,7 +36,11 @@ export const startGatewayProcess = async (options: {
   }
   if (options.storage.databaseUrl === undefined) delete env["DATABASE_URL"]
   else env["DATABASE_URL"] = Redacted.value(options.storage.databaseUrl)
-  const child = spawn(process.execPath, [NodePath.join(root, "src", "main.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), NodePath.join(root, "src", "main.ts")], {
+    cwd: root,
+    env,
+    stdio: options.ipc === true ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"]
+  })
   let output = ""
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()))

@@ -16,6 +16,7 @@ import { countTokensBody, isNativeMessages, initialNativeStreamState, nativeMess
 import { type AnthropicStreamStep, anthropicStreamStep, initialAnthropicStreamState } from "./AnthropicStream.ts"
 import { anthropicVersion } from "./AnthropicWire.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /**
  * Anthropic's Messages API: `POST {base_url}/messages` with the key in `x-api-key` and the API
@@ -27,7 +28,7 @@ import { jsonAnswer } from "../JsonAnswer.ts"
 export const makeAnthropicProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
-    const url = `${config.base_url.replace(/\/+$/, "")}/messages`
+    const url = `${trimEndChars(config.base_url, "/")}/messages`
     const headers: Record<string, string> = {
       ...config.headers,
       "anthropic-version": anthropicVersion,

@@ -14,6 +14,7 @@ import { geminiRequestBody } from "./GeminiRequest.ts"
 import { completionFromGemini } from "./GeminiResponse.ts"
 import { geminiStreamComplete, geminiStreamStep, initialGeminiStreamState } from "./GeminiStream.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /**
  * Google Gemini through `models/{model}:generateContent` and
@@ -24,7 +25,7 @@ import { jsonAnswer } from "../JsonAnswer.ts"
 export const makeGeminiProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
-    const base = config.base_url.replace(/\/+$/, "")
+    const base = trimEndChars(config.base_url, "/")
     const url = (model: string, method: string) => `${base}/models/${encodeURIComponent(model)}:${method}`
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") headers["x-goog-api-key"] = Redacted.value(config.api_key)

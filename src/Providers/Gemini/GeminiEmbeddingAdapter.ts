@@ -14,6 +14,7 @@ import { type GeminiBatchEmbedBody, geminiEmbeddingBatches } from "./GeminiEmbed
 import { embeddingsFromGemini } from "./GeminiEmbeddingResponse.ts"
 import { geminiError } from "./GeminiErrors.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /** Calls in flight for one request whose inputs span several 100-input batches. */
 const batchConcurrency = 4
@@ -28,7 +29,7 @@ const batchConcurrency = 4
 export const makeGeminiEmbeddingProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
-    const base = config.base_url.replace(/\/+$/, "")
+    const base = trimEndChars(config.base_url, "/")
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") headers["x-goog-api-key"] = Redacted.value(config.api_key)
     const spans = yield* optionalSpans

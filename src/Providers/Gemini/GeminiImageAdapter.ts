@@ -12,6 +12,7 @@ import { makeProviderHttp } from "../ProviderHttp.ts"
 import { geminiError } from "./GeminiErrors.ts"
 import { geminiImageBody, imagenPredictBody } from "./GeminiImageRequest.ts"
 import { type GeminiImageAnswer, imageFromGemini, imagesFromImagen } from "./GeminiImageResponse.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /** Calls in flight for one request of several Gemini images. */
 const callConcurrency = 4
@@ -24,7 +25,7 @@ const callConcurrency = 4
 export const makeGeminiImageProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
-    const base = config.base_url.replace(/\/+$/, "")
+    const base = trimEndChars(config.base_url, "/")
     const url = (model: string, method: string) => `${base}/models/${encodeURIComponent(model)}:${method}`
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") headers["x-goog-api-key"] = Redacted.value(config.api_key)

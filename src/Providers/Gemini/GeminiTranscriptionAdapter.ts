@@ -20,6 +20,7 @@ import {
 } from "./GeminiTranscriptionRequest.ts"
 import { transcriptFromGemini } from "./GeminiTranscriptionResponse.ts"
 import { rec, str } from "./GeminiWire.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /**
  * Inline audio is base64 inside a request that must stay under 20 MB; larger files go through
@@ -66,9 +67,9 @@ export const makeGeminiTranscriptionProvider = (config: ProviderConfig, options:
   Effect.gen(function*() {
     const http = yield* makeProviderHttp(config)
     const inlineLimit = options.inlineLimitBytes ?? geminiInlineLimitBytes
-    const base = config.base_url.replace(/\/+$/, "")
+    const base = trimEndChars(config.base_url, "/")
     const baseUrl = new URL(base)
-    const uploadUrl = `${baseUrl.origin}/upload${baseUrl.pathname.replace(/\/+$/, "")}/files`
+    const uploadUrl = `${baseUrl.origin}/upload${trimEndChars(baseUrl.pathname, "/")}/files`
     const auth: Record<string, string> = { ...config.headers }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") auth["x-goog-api-key"] = Redacted.value(config.api_key)
     const spans = yield* optionalSpans

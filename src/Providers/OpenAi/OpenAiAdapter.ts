@@ -16,6 +16,7 @@ import { openAiEvents } from "./OpenAiEventStream.ts"
 import { openAiRequestBody } from "./OpenAiRequest.ts"
 import { completionFromOpenAi } from "./OpenAiResponse.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /** Runs a pure codec that reports client mistakes by throwing a GatewayError. */
 export const fromCodec = <A>(f: () => A): Effect.Effect<A, GatewayError> =>
@@ -32,7 +33,7 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
     const profile = config.kind === "openai" ? profiles["openai"]! : profileFor(config.profile)
-    const url = `${config.base_url.replace(/\/+$/, "")}/chat/completions`
+    const url = `${trimEndChars(config.base_url, "/")}/chat/completions`
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") {
       const key = Redacted.value(config.api_key)

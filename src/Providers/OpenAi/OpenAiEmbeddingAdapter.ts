@@ -13,6 +13,7 @@ import { makeProviderHttp } from "../ProviderHttp.ts"
 import { openAiEmbeddingBody } from "./OpenAiEmbeddingRequest.ts"
 import { embeddingsFromOpenAi, parseEmbeddingAnswer } from "./OpenAiEmbeddingResponse.ts"
 import { openAiError } from "./OpenAiErrors.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /**
  * `POST {base_url}/embeddings` on OpenAI and every OpenAI-compatible server. Its own connection
@@ -23,7 +24,7 @@ export const makeOpenAiEmbeddingProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
     const profile = config.kind === "openai" ? profiles["openai"]! : profileFor(config.profile)
-    const url = `${config.base_url.replace(/\/+$/, "")}/embeddings`
+    const url = `${trimEndChars(config.base_url, "/")}/embeddings`
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") {
       const key = Redacted.value(config.api_key)

@@ -14,6 +14,7 @@ import { makeProviderHttp } from "../ProviderHttp.ts"
 import { fromCodec } from "./OpenAiAdapter.ts"
 import { openAiImageCall } from "./OpenAiImageRequest.ts"
 import { imagesFromOpenAi, openAiImageError } from "./OpenAiImageResponse.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /**
  * `POST {base_url}/images/generations` and `/images/edits` on OpenAI and OpenAI-compatible image
@@ -24,7 +25,7 @@ export const makeOpenAiImageProvider = (config: ProviderConfig) =>
   Effect.gen(function* () {
     const http = yield* makeProviderHttp(config)
     const profile = config.kind === "openai" ? profiles["openai"]! : profileFor(config.profile)
-    const base = config.base_url.replace(/\/+$/, "")
+    const base = trimEndChars(config.base_url, "/")
     const headers: Record<string, string> = { ...config.headers, accept: "application/json" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") {
       const key = Redacted.value(config.api_key)

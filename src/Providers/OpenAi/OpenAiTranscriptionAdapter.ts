@@ -13,6 +13,7 @@ import type { TranscriptionProvider, TranscriptionTarget } from "../Transcriptio
 import { openAiError } from "./OpenAiErrors.ts"
 import { openAiTranscriptionForm } from "./OpenAiTranscriptionRequest.ts"
 import { transcriptFromOpenAi } from "./OpenAiTranscriptionResponse.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 /** The form's head, the file read from disk in the stream's own chunks, and the closing boundary. */
 const formStream = (head: Buffer, path: string, tail: Buffer): Readable =>
@@ -38,7 +39,7 @@ export const makeOpenAiTranscriptionProvider = (config: ProviderConfig) =>
     const profile = config.kind === "openai" ? profiles["openai"]! : profileFor(config.profile)
     if (!profile.transcription) return undefined
     const http = yield* makeProviderHttp(config)
-    const base = config.base_url.replace(/\/+$/, "")
+    const base = trimEndChars(config.base_url, "/")
     const headers: Record<string, string> = { ...config.headers, accept: "application/json, text/plain, */*" }
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") {
       const key = Redacted.value(config.api_key)

@@ -1,4 +1,5 @@
 import type { ByteSource } from "./ByteSource.ts"
+import { trimEndChars } from "../../Domain/TrimChars.ts"
 
 export interface WebmTimeline {
   /** End of the last audio block in seconds, or undefined when there is no block. */
@@ -128,7 +129,7 @@ export const webmTimeline = async (source: ByteSource): Promise<WebmTimeline> =>
         break
       case ids.codecId: {
         const text = new TextDecoder().decode(await source.read(data, Math.min(size.value, 32)))
-        entry.codec = text.replace(/\0+$/, "")
+        entry.codec = trimEndChars(text, "\0")
         if (entry.number !== undefined && entry.number === audioTrack) opus = entry.codec === "A_OPUS"
         break
       }

@@ -5,10 +5,12 @@ import type { FilePart, ImageUrlPart, UserContentPart } from "../../Domain/ChatC
 import type { ChatMessage } from "../../Domain/ChatMessage.ts"
 import type { ChatRequest } from "../../Domain/ChatRequest.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
-import { Extractor } from "../Files/Extractor.ts"
+import { isBase64From } from "../../Domain/InlineData.ts"
+import { Extractor, type ExtractInput } from "../Files/Extractor.ts"
 import { Files } from "../Files/Files.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { UrlFetcher } from "../Fetch/UrlFetcher.ts"
+import { type ByteBudget, inlineBytes, makeByteBudget, type SourcePart, sourceField, sourceKey, sourceParts, tooManyParts } from "./DocumentBudget.ts"
 
 /** What the routes a request may take need from its documents and images. */
 export interface DeliveryNeeds {
@@ -31,13 +33,38 @@ const base64Payload = (data: string): string => {
   return comma === -1 ? data : data.slice(comma + 1)
 }
 
-const isBase64 = (value: string): boolean => /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(value)
+/** Trailing whitespace is allowed, and nothing at all (an empty file); the rest is checked in one pass. */
+const isBase64 = (value: string): boolean => {
+  const payload = value.trimEnd()
+  return payload === "" || isBase64From(payload, 0)
+}
+
+type Resolved = UserContentPart
+
+/** A multiple of 3 bytes, so the base64 of the slices joins into the base64 of the whole. */
+const base64Slice = 3 * 1024 * 1024
+
+/** Base64 of `bytes`, a slice at a time with the event loop free in between (50 MB in one go holds it ~200 ms). */
+const base64Sliced = (bytes: Uint8Array): Effect.Effect<string> =>
+  Effect.gen(function* () {
+    const pieces: Array<string> = []
+    for (let at = 0; at < bytes.length; at += base64Slice) {
+      if (at > 0) yield* Effect.yieldNow
+      pieces.push(Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(base64Slice, bytes.length - at)).toString("base64"))
+    }
+    return pieces.join("")
+  })
 
 /**
  * Turns every `file` part into a resolved document before routing (spec 2.3): bytes from this
  * project's file store, inline base64 or a URL fetched through the guarded fetcher; text from
  * the Extractor (cached per content); rendered pages for vision models where needed. A scanned
  * PDF without a vision model is refused here, before any upstream call.
+ *
+ * Bounded whatever the request asks: at most `files.max_parts` document and image parts, whose
+ * bytes together stay within `files.max_inline_mb` (checked from the store's sizes and the
+ * inline lengths before anything is read; a fetch reads at most what is left); a source named
+ * twice is read and extracted once; a document is loaded only once an extraction slot is held.
  */
 export class DocumentResolver extends Context.Service<
   DocumentResolver,
@@ -50,14 +77,15 @@ export class DocumentResolver extends Context.Service<
       const extractor = yield* Extractor
       const fetcher = yield* UrlFetcher
       const settings = (yield* GatewayConfigFile).config.files
+      const maxBytes = settings.max_inline_mb * 1024 * 1024
 
-      const fetchBytes = (part: FilePart, path: string, needs: DeliveryNeeds) =>
+      const loadFile = (part: FilePart, path: string, needs: DeliveryNeeds, budget: ByteBudget): Effect.Effect<ExtractInput, GatewayError> =>
         Effect.gen(function* () {
           const file = part.file
           if (file.file_id !== undefined) {
             // Another project's file is unknown here, exactly like an id that never existed; a
             // storage outage stays a 503.
-            const stored = yield* files.bytes(needs.projectId, file.file_id, settings.max_inline_mb * 1024 * 1024).pipe(
+            const stored = yield* files.bytes(needs.projectId, file.file_id, maxBytes).pipe(
               Effect.mapError((error) =>
                 error.reason._tag === "NotFound"
                   ? GatewayError.invalid(`No such File object: ${file.file_id}`, `${path}.file.file_id`)
@@ -75,10 +103,7 @@ export class DocumentResolver extends Context.Service<
             return { bytes: Buffer.from(payload, "base64"), filename: file.filename ?? "document", mimeType: file.mime_type ?? declared }
           }
           if (file.file_url !== undefined) {
-            const fetched = yield* fetcher.fetch(file.file_url, {
-              param: `${path}.file.file_url`,
-              maxBytes: settings.max_inline_mb * 1024 * 1024
-            })
+            const fetched = yield* fetcher.fetch(file.file_url, { param: `${path}.file.file_url`, maxBytes: Math.max(1, budget.left()) })
             return {
               bytes: fetched.bytes,
               filename: file.filename ?? fetched.filename ?? "document",
@@ -88,13 +113,13 @@ export class DocumentResolver extends Context.Service<
           return yield* GatewayError.invalid(`'${path}.file' needs one of 'file_id', 'file_data' or 'file_url'.`, `${path}.file`)
         })
 
-      const resolveFile = (part: FilePart, path: string, needs: DeliveryNeeds) =>
+      /** Loads and reads one distinct file source; what every part naming it shares. */
+      const readFile = (part: FilePart, path: string, needs: DeliveryNeeds, budget: ByteBudget) =>
         Effect.gen(function* () {
-          const source = yield* fetchBytes(part, path, needs)
-          const extracted = yield* extractor
-            .extract({ bytes: source.bytes, filename: source.filename, mimeType: source.mimeType })
+          const { document: extracted, input: source } = yield* extractor
+            .extractFrom(loadFile(part, path, needs, budget))
             .pipe(Effect.mapError((error) => withParam(error, `${path}.file`)))
-          const hasText = extracted.text.replace(/--- Page \d+[^\n]*---/g, "").trim() !== ""
+          const hasText = (extracted.pageTexts ?? [extracted.text]).some((page) => page.trim() !== "")
           if (extracted.scanned && !hasText && !needs.vision) {
             return yield* GatewayError.invalid(
               `'${source.filename}' is a scanned PDF with no text layer; it needs a vision-capable model.`,
@@ -108,60 +133,93 @@ export class DocumentResolver extends Context.Service<
               .renderPdfPages({ bytes: source.bytes, filename: source.filename, maxPages: settings.extraction.max_rendered_pages })
               .pipe(Effect.mapError((error) => withParam(error, `${path}.file`)))
             : []
-          const resolved: FilePart = {
-            ...part,
-            resolved: {
-              filename: source.filename,
-              mimeType: extracted.mimeType,
-              data: Buffer.from(source.bytes).toString("base64"),
-              text: extracted.text,
-              pages: extracted.pages,
-              scanned: extracted.scanned,
-              pageImages: pages.map((png) => `data:image/png;base64,${Buffer.from(png).toString("base64")}`)
-            }
+          return {
+            filename: source.filename,
+            mimeType: extracted.mimeType,
+            data: yield* base64Sliced(source.bytes),
+            text: extracted.text,
+            pages: extracted.pages,
+            scanned: extracted.scanned,
+            pageImages: pages.map((png) => `data:image/png;base64,${Buffer.from(png).toString("base64")}`),
+            bytes: source.bytes.length
           }
-          return resolved
         })
 
-      const resolveImage = (part: ImageUrlPart, path: string) =>
+      const readImage = (part: ImageUrlPart, path: string, budget: ByteBudget) =>
         Effect.gen(function* () {
           const url = part.image_url.url
-          if (!/^https?:/i.test(url)) return part
-          const fetched = yield* fetcher.fetch(url, { param: `${path}.image_url.url`, accept: "image/*" })
+          const fetched = yield* fetcher.fetch(url, { param: `${path}.image_url.url`, accept: "image/*", maxBytes: Math.max(1, budget.left()) })
           const type = fetched.contentType?.split(";")[0]?.trim() ?? ""
           if (!type.startsWith("image/")) {
             return yield* GatewayError.invalid(`The URL at '${path}.image_url.url' did not return an image (${type || "no type"}).`, `${path}.image_url.url`)
           }
-          const inlined: ImageUrlPart = {
-            ...part,
-            image_url: { ...part.image_url, url: `data:${type};base64,${Buffer.from(fetched.bytes).toString("base64")}` }
-          }
-          return inlined
+          return { url: `data:${type};base64,${yield* base64Sliced(fetched.bytes)}`, bytes: fetched.bytes.length }
         })
 
       const resolve = Effect.fn("DocumentResolver.resolve")(function* (request: ChatRequest, needs: DeliveryNeeds) {
-        const needsWork = request.messages.some(
-          (m) =>
-            m.role === "user" &&
-            typeof m.content !== "string" &&
-            m.content.some((p) => p.type === "file" || (needs.inlineImageUrls && p.type === "image_url" && /^https?:/i.test(p.image_url.url)))
+        const parts = sourceParts(request)
+        const fetchedImage = (part: SourcePart["part"]) => needs.inlineImageUrls && part.type === "image_url" && /^https?:/i.test(part.image_url.url)
+        if (!parts.some(({ part }) => part.type === "file" || fetchedImage(part))) return request
+        const tooMany = tooManyParts(parts, settings.max_parts)
+        if (tooMany !== undefined) return yield* tooMany
+
+        // What is known before reading anything: inline lengths and the store's sizes.
+        const budget = makeByteBudget(maxBytes)
+        const stored = new Map<string, number>()
+        for (const source of parts) {
+          const id = source.part.type === "file" ? source.part.file.file_id : undefined
+          let size = inlineBytes(source)
+          if (id !== undefined) {
+            size = stored.get(id) ?? (yield* files.record(needs.projectId, id).pipe(Effect.map((record) => record.bytes), Effect.orElseSucceed(() => 0)))
+            stored.set(id, size)
+          }
+          const over = budget.charge(size, sourceField(source))
+          if (over !== undefined) return yield* over
+        }
+
+        // One read per distinct source, shared by the parts that name it; fetched bytes are counted once read.
+        const fetchedBudget = makeByteBudget(budget.left())
+        const reads = new Map<string, Effect.Effect<unknown, GatewayError>>()
+        for (const source of parts) {
+          const key = sourceKey(source)
+          if (reads.has(key)) continue
+          const { part, path } = source
+          const read: Effect.Effect<unknown, GatewayError> =
+            part.type === "file"
+              ? readFile(part, path, needs, fetchedBudget)
+              : fetchedImage(part)
+              ? readImage(part, path, fetchedBudget)
+              : Effect.succeed(undefined)
+          reads.set(key, yield* Effect.cached(read))
+        }
+        const resolved = new Map<string, Resolved>()
+        yield* Effect.forEach(
+          parts,
+          (source) =>
+            Effect.gen(function* () {
+              const value = yield* reads.get(sourceKey(source))!
+              const { part, path } = source
+              if (part.type === "file") {
+                const file = value as Effect.Success<ReturnType<typeof readFile>>
+                // A fetched document counts when read; each further part naming it counts again.
+                if (part.file.file_url !== undefined) {
+                  const over = fetchedBudget.charge(file.bytes, sourceField(source))
+                  if (over !== undefined) return yield* over
+                }
+                const { bytes: _bytes, ...content } = file
+                resolved.set(path, { ...part, resolved: content })
+              } else if (value !== undefined) {
+                const image = value as Effect.Success<ReturnType<typeof readImage>>
+                const over = fetchedBudget.charge(image.bytes, sourceField(source))
+                if (over !== undefined) return yield* over
+                resolved.set(path, { ...part, image_url: { ...part.image_url, url: image.url } })
+              }
+            }),
+          { concurrency: 4, discard: true }
         )
-        if (!needsWork) return request
-        const messages = yield* Effect.forEach(request.messages, (message, i): Effect.Effect<ChatMessage, GatewayError> => {
-          if (message.role !== "user" || typeof message.content === "string") return Effect.succeed(message)
-          return Effect.map(
-            Effect.forEach(
-              message.content,
-              (part, j): Effect.Effect<UserContentPart, GatewayError> => {
-                const path = `messages[${i}].content[${j}]`
-                if (part.type === "file") return resolveFile(part, path, needs)
-                if (part.type === "image_url" && needs.inlineImageUrls) return resolveImage(part, path)
-                return Effect.succeed(part)
-              },
-              { concurrency: 4 }
-            ),
-            (content) => ({ ...message, content })
-          )
+        const messages = request.messages.map((message, i): ChatMessage => {
+          if (message.role !== "user" || typeof message.content === "string") return message
+          return { ...message, content: message.content.map((part, j) => resolved.get(`messages[${i}].content[${j}]`) ?? part) }
         })
         return { ...request, messages }
       })

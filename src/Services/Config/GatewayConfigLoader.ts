@@ -14,6 +14,7 @@ import { profileFor, profileNames } from "../../Providers/OpenAiCompatible/Profi
 import { AppConfig } from "./AppConfig.ts"
 import { imageModelProblem, withImageFamilies } from "./ImageModelCheck.ts"
 import { keyVariables } from "./ProviderKeys.ts"
+import { replaceReferences } from "./Interpolation.ts"
 
 /** A config file that cannot be used. `toString` is the single line printed at start-up. */
 export class ConfigLoadError extends Data.TaggedError("ConfigLoadError")<{
@@ -67,8 +68,6 @@ export const formatPath = (path: Path): string =>
     ""
   )
 
-const interpolationPattern = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
-
 /**
  * Replaces `${VAR}` and `${VAR:-default}` inside string values (never in keys), after YAML
  * parsing so an environment value can never change the document's structure. `$$` is a `$`.
@@ -80,9 +79,8 @@ export const interpolate = (
 ): { readonly value: unknown } | { readonly missing: string; readonly path: Path } => {
   if (typeof value === "string") {
     let missing: string | undefined
-    const replaced = value.replace(interpolationPattern, (match, name: string | undefined, fallback: string | undefined) => {
-      if (match === "$$") return "$"
-      const found = env[name!]
+    const replaced = replaceReferences(value, ({ name, fallback }) => {
+      const found = env[name]
       if (found !== undefined && found !== "") return found
       if (fallback !== undefined) return fallback
       missing ??= name

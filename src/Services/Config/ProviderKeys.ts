@@ -1,7 +1,7 @@
 import * as Redacted from "effect/Redacted"
 import type { GatewayConfig, ProviderConfig } from "../../Domain/GatewayConfig.ts"
+import { firstReference } from "./Interpolation.ts"
 
-const variablePattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/
 
 /**
  * Provider id -> the environment variable its `api_key` reads (`${OPENAI_API_KEY:-}`), from the
@@ -14,7 +14,7 @@ export const keyVariables = (raw: unknown): Readonly<Record<string, string>> => 
   for (const provider of providers as ReadonlyArray<unknown>) {
     if (provider === null || typeof provider !== "object") continue
     const { id, api_key } = provider as { readonly id?: unknown; readonly api_key?: unknown }
-    const name = typeof api_key === "string" ? variablePattern.exec(api_key)?.[1] : undefined
+    const name = typeof api_key === "string" ? firstReference(api_key)?.name : undefined
     if (typeof id === "string" && name !== undefined) out[id] = name
   }
   return out

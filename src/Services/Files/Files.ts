@@ -117,8 +117,9 @@ export class Files extends Context.Service<
           if (file.bytes > maxExtractedBytes) {
             return yield* setStatus(file.id, "error", `${file.filename}: larger than the ${settings.max_inline_mb} MB limit of documents sent to a model (files.max_inline_mb)`)
           }
-          const bytes = yield* readAll(file.storageKey)
-          yield* extractor.extract({ bytes, filename: file.filename, mimeType: file.contentType }).pipe(
+          // Read once an extraction slot is held: uploads waiting for one hold no bytes.
+          const load = Effect.map(readAll(file.storageKey), (bytes) => ({ bytes, filename: file.filename, mimeType: file.contentType }))
+          yield* extractor.extractFrom(load).pipe(
             Effect.matchEffect({
               onSuccess: () => setStatus(file.id, "processed", null),
               onFailure: (error) => setStatus(file.id, "error", error.reason.message)

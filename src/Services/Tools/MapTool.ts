@@ -3,12 +3,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { type FetchedUrl, UrlFetchCode } from "../Fetch/UrlFetcher.ts"
-import { domReady, parseDocument } from "./Html/Dom.ts"
-import { documentBase, pageLinks } from "./Html/PageLinks.ts"
-import { decodeTextBody, looksLikeHtml } from "./Html/TextBody.ts"
+import { pageLinksJob } from "./Html/PageLinksJob.ts"
+import { looksLikeHtml } from "./Html/TextBody.ts"
 import { mapDescription, MapParameters, type MapResult } from "./MapParameters.ts"
 import { disallowedByRobots, readRobots } from "./Robots.ts"
-import { readSitemap } from "./Sitemaps.ts"
+import { sitemapJob } from "./SitemapJob.ts"
 import { normaliseUrl, siteScope } from "./SiteScope.ts"
 import { defineTool, type Tool } from "./ToolDefinition.ts"
 import { type ToolServices, toolMaxBytes } from "./ToolServices.ts"
@@ -39,7 +38,7 @@ const matcher = (search: string | undefined) => {
  * `limit`. A start URL that cannot be reached is a 400 naming `url`; a broken sitemap is skipped.
  */
 export const makeMapTool = (services: ToolServices): Tool => {
-  const { fetcher, tools } = services
+  const { fetcher, extractor, tools } = services
   const settings = tools.map
   const maxBytes = toolMaxBytes(services)
 
@@ -89,10 +88,12 @@ export const makeMapTool = (services: ToolServices): Tool => {
       if (page !== undefined) {
         add(normaliseUrl(page.finalUrl))
         if (looksLikeHtml(page.bytes, page.contentType)) {
-          yield* Effect.promise(domReady)
-          const document = parseDocument(decodeTextBody(page.bytes, page.contentType))
-          const base = documentBase(document, page.finalUrl)
-          for (const link of pageLinks(document, base, maxPageLinks)) {
+          // Parsed in an extraction worker; a page that cannot be read there only gives no links.
+          const input = { bytes: page.bytes, contentType: page.contentType, pageUrl: page.finalUrl, max: maxPageLinks }
+          const links = yield* extractor
+            .runJob(pageLinksJob, input, { content: page.bytes, timeoutMs: Math.max(1_000, yield* remaining) })
+            .pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+          for (const link of links) {
             const url = normaliseUrl(link)
             if (url !== undefined) pageLinksFound.push(url)
           }
@@ -111,9 +112,16 @@ export const makeMapTool = (services: ToolServices): Tool => {
         Effect.catch(() => Effect.succeed(undefined))
       )
       if (answer === undefined) continue
-      const entries = readSitemap(answer.bytes, answer.contentType, maxBytes)
+      // Pages past the limit are dropped in the worker; filters may still reject some, so a margin.
+      const input = { bytes: answer.bytes, contentType: answer.contentType, maxBytes, maxPages: 2 * request.limit }
+      const entries = yield* extractor
+        .runJob(sitemapJob, input, { content: answer.bytes, timeoutMs: Math.max(1_000, yield* remaining) })
+        .pipe(Effect.orElseSucceed(() => undefined))
       if (entries === undefined) continue
-      for (const page of entries.pages) add(normaliseUrl(page))
+      for (const page of entries.pages) {
+        if (full()) break
+        add(normaliseUrl(page))
+      }
       for (const child of entries.sitemaps) {
         const url = normaliseUrl(child)
         if (url !== undefined && sitemapScope.contains(url) && !seen.has(url.href)) {

@@ -2,8 +2,8 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { type FetchedUrl, UrlFetchCode } from "../Fetch/UrlFetcher.ts"
-import { domReady } from "./Html/Dom.ts"
-import { decodeTextBody, looksLikeHtml, mediaTypeOf } from "./Html/TextBody.ts"
+import { scrapePageJob } from "./Html/ScrapePageJob.ts"
+import { looksLikeHtml, mediaTypeOf } from "./Html/TextBody.ts"
 import { disallowedByRobots, readRobots } from "./Robots.ts"
 import { makeScrapeParameters, type ScrapeParameters, type ScrapeResult, scrapeDescription } from "./ScrapeParameters.ts"
 import { defineTool, type Tool } from "./ToolDefinition.ts"
@@ -19,6 +19,12 @@ export const cutText = (text: string, max: number): { readonly text: string; rea
   const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max
   return { text: text.slice(0, end), truncated: true }
 }
+
+/** The extractor's 400 (which names the file) as one naming `url`. */
+const unreadable = (url: string, error: GatewayError): GatewayError =>
+  error.reason._tag === "InvalidRequest" && error.reason.param === undefined
+    ? GatewayError.invalid(`The document at ${url} could not be read: ${error.reason.message}`, param, error.reason.code)
+    : error
 
 const absoluteHttpUrl = (raw: string): URL | undefined => {
   try {
@@ -48,18 +54,21 @@ interface Extracted {
 export const makeScrapeTool = (services: ToolServices): Tool => {
   const { fetcher, extractor, tools } = services
 
-  const extract = (page: FetchedUrl, request: ScrapeParameters): Effect.Effect<Extracted, GatewayError> => {
+  const extract = (page: FetchedUrl, request: ScrapeParameters, timeoutMs: number): Effect.Effect<Extracted, GatewayError> => {
     if (looksLikeHtml(page.bytes, page.contentType)) {
-      // The HTML pipeline (linkedom, Readability, turndown) is loaded with the first page it reads.
-      return Effect.map(
-        Effect.promise(() => Promise.all([import("./Html/ScrapeHtml.ts"), domReady()])),
-        ([{ scrapeHtml }]) =>
-          scrapeHtml(decodeTextBody(page.bytes, page.contentType), page.finalUrl, {
-            format: request.format,
-            mainOnly: request.only_main_content,
-            maxLinks: tools.max_links,
-            contentLanguage: page.headers["content-language"]
-          })
+      // linkedom, Readability and Turndown run in an extraction worker, bounded in time and
+      // memory: a hostile page costs a worker slot, never the event loop.
+      const input = {
+        bytes: page.bytes,
+        contentType: page.contentType,
+        pageUrl: page.finalUrl,
+        format: request.format,
+        mainOnly: request.only_main_content,
+        maxLinks: tools.max_links,
+        contentLanguage: page.headers["content-language"]
+      }
+      return extractor.runJob(scrapePageJob, input, { content: page.bytes, timeoutMs }).pipe(
+        Effect.mapError((error) => unreadable(page.finalUrl, error))
       )
     }
     const empty: Extracted = { title: null, description: null, language: null, publishedAt: undefined, content: "", links: [] }
@@ -69,11 +78,7 @@ export const makeScrapeTool = (services: ToolServices): Tool => {
       Effect.catch((error) => {
         // An error page in a format the extractor does not read still has a status worth reporting.
         if (page.status >= 400) return Effect.succeed(empty)
-        return Effect.fail(
-          error.reason._tag === "InvalidRequest" && error.reason.param === undefined
-            ? GatewayError.invalid(`The document at ${page.finalUrl} could not be read: ${error.reason.message}`, param, error.reason.code)
-            : error
-        )
+        return Effect.fail(unreadable(page.finalUrl, error))
       })
     )
   }
@@ -105,7 +110,8 @@ export const makeScrapeTool = (services: ToolServices): Tool => {
       timeoutMs: Math.max(1, budgetMs - elapsed),
       accept: "text/html,application/xhtml+xml;q=0.9,application/pdf;q=0.8,text/*;q=0.7,*/*;q=0.5"
     })
-    const extracted = yield* extract(page, request)
+    const left = budgetMs - ((yield* Clock.currentTimeMillis) - startedAt)
+    const extracted = yield* extract(page, request, Math.max(1_000, left))
     const content = cutText(extracted.content, tools.max_content_chars)
     const result: ScrapeResult = {
       url: request.url,

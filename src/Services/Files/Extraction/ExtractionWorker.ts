@@ -2,9 +2,14 @@
  * Entry point of an extraction worker thread. It runs under plain Node with type stripping,
  * so this file and everything it imports use only erasable TypeScript and `.ts` specifiers.
  * One task at a time: the pool never sends a second request before the first is answered.
+ * `Object.prototype` is frozen before any reader is loaded (readers are imported on first use;
+ * see `FrozenPrototype`). The pool starts the thread with an empty environment.
  */
 import { parentPort } from "node:worker_threads"
 import { runTask, type WorkerMessage, type WorkerRequest } from "./ExtractionJob.ts"
+import { freezeObjectPrototype } from "./FrozenPrototype.ts"
+
+freezeObjectPrototype()
 
 const port = parentPort
 if (port === null) throw new Error("ExtractionWorker.ts must be started as a worker thread")

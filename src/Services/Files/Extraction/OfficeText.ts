@@ -3,30 +3,36 @@ import { type OfficeContentNode, OfficeParser, type OfficeParserConfig } from "o
 import WordExtractor from "word-extractor"
 import type { ExtractedContent } from "../../../Domain/ExtractedDocument.ts"
 import { documentTypes } from "./DocumentTypes.ts"
+import { markupTokens } from "./MarkupTokens.ts"
+import type { ExtractionLimits } from "./ExtractionLimits.ts"
 import { ExtractionFailure, fail, guard } from "./ExtractionFailure.ts"
+import { guardedZip } from "./GuardedZip.ts"
 import { pagedText, tidy } from "./PagedText.ts"
 import { unescapeXml } from "./UnescapeXml.ts"
 
 type WordFormat = "docx" | "doc" | "odt" | "rtf"
 type SlideFormat = "pptx" | "odp"
 
-const parserConfig = (fileType: "odt" | "rtf" | "pptx" | "odp"): OfficeParserConfig => ({
+const parserConfig = (fileType: "odt" | "rtf" | "pptx" | "odp" | "xlsx" | "ods"): OfficeParserConfig => ({
   fileType,
   ocr: false,
   extractAttachments: false,
   includeRawContent: false,
   ignoreComments: true,
   ignorePageGeometry: true,
-  // Zip bombs: a real office file inflates to far less than this.
-  decompressionLimits: { maxUncompressedBytes: 256 * 1024 * 1024, maxZipEntries: 5_000 },
+  // The guarded reader has already bounded what the archive inflates to; these bound what the
+  // parser builds from it (a cell repeated a million times inflates to nothing).
+  decompressionLimits: { maxUncompressedBytes: 256 * 1024 * 1024, maxZipEntries: 5_000, maxTableCells: 500_000 },
   onWarning: () => undefined
 })
 
 /** officeparser reports a structured issue code; an encrypted file is unsupported, anything else damaged. */
-const parseOffice = async (fileType: "odt" | "rtf" | "pptx" | "odp", bytes: Uint8Array) => {
+export const parseOffice = async (fileType: "odt" | "rtf" | "pptx" | "odp" | "xlsx" | "ods", bytes: Uint8Array, limits: ExtractionLimits) => {
   const name = documentTypes[fileType].name
+  // Zipped formats reach the parser only as the guarded reader inflated them (stored parts).
+  const input = documentTypes[fileType].zipped ? guardedZip(bytes, limits.zip, name) : bytes
   try {
-    return await OfficeParser.parseOffice(Buffer.from(bytes), parserConfig(fileType))
+    return await OfficeParser.parseOffice(Buffer.from(input.buffer, input.byteOffset, input.byteLength), parserConfig(fileType))
   } catch (cause) {
     const code: unknown =
       typeof cause === "object" && cause !== null && "officeIssue" in cause
@@ -76,22 +82,22 @@ const mammothHtmlText = (html: string): string => {
     lines.push(line)
     line = ""
   }
-  for (const [, closing, tagName, text] of html.matchAll(/<(\/?)([a-zA-Z0-9]+)[^>]*>|([^<]+)/g)) {
-    if (text !== undefined) {
-      line += unescapeXml(text)
+  for (const token of markupTokens(html)) {
+    if (token._tag === "Text") {
+      line += unescapeXml(token.text)
       continue
     }
-    const tag = (tagName ?? "").toLowerCase()
+    const { name: tag, closing } = token
     if (tag === "td" || tag === "th") {
-      cellDepth += closing === "/" ? -1 : 1
-      if (closing === "/" && cellDepth === 0) {
+      cellDepth += closing ? -1 : 1
+      if (closing && cellDepth === 0) {
         row.push(line.replace(/\s+/g, " ").trim())
         line = ""
-      } else if (closing === "/") line += " | "
-    } else if (tag === "tr" && closing === "/" && cellDepth === 0) {
+      } else if (closing) line += " | "
+    } else if (tag === "tr" && closing && cellDepth === 0) {
       lines.push(row.join(" | "))
       row = []
-    } else if (tag === "br" || (closing === "/" && lineEnders.has(tag))) {
+    } else if (tag === "br" || (closing && lineEnders.has(tag))) {
       if (cellDepth > 0) line += " "
       else if (line !== "") endLine()
     }
@@ -100,10 +106,11 @@ const mammothHtmlText = (html: string): string => {
   return lines.join("\n")
 }
 
-const wordText = async (format: WordFormat, bytes: Uint8Array): Promise<string> => {
+const wordText = async (format: WordFormat, bytes: Uint8Array, limits: ExtractionLimits): Promise<string> => {
   switch (format) {
     case "docx": {
-      const result = await guard("DOCX", () => mammoth.convertToHtml({ buffer: Buffer.from(bytes) }, { convertImage: noImages }))
+      const stored = guardedZip(bytes, limits.zip, "DOCX")
+      const result = await guard("DOCX", () => mammoth.convertToHtml({ buffer: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength) }, { convertImage: noImages }))
       return mammothHtmlText(result.value)
     }
     case "doc": {
@@ -118,17 +125,17 @@ const wordText = async (format: WordFormat, bytes: Uint8Array): Promise<string> 
     }
     case "odt":
     case "rtf": {
-      const ast = await parseOffice(format, bytes)
+      const ast = await parseOffice(format, bytes, limits)
       return ast.content.map(blockText).join("\n")
     }
   }
 }
 
 /** Word-processing documents: DOCX (mammoth), DOC (word-extractor), ODT and RTF (officeparser). */
-const wordDocumentText = async (format: WordFormat, bytes: Uint8Array): Promise<ExtractedContent> => ({
+const wordDocumentText = async (format: WordFormat, bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractedContent> => ({
   format,
   mimeType: documentTypes[format].mimeType,
-  text: tidy(await wordText(format, bytes)),
+  text: tidy(await wordText(format, bytes, limits)),
   pages: null,
   pageTexts: null,
   scanned: false,
@@ -136,8 +143,8 @@ const wordDocumentText = async (format: WordFormat, bytes: Uint8Array): Promise<
 })
 
 /** Presentations: one page per slide, the slide title (its heading placeholder) on the first line. */
-const slidesText = async (format: SlideFormat, bytes: Uint8Array): Promise<ExtractedContent> => {
-  const ast = await parseOffice(format, bytes)
+const slidesText = async (format: SlideFormat, bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractedContent> => {
+  const ast = await parseOffice(format, bytes, limits)
   const slides = ast.content.filter((node) => node.type === "slide")
   const pageTexts = slides.map((slide) => {
     const blocks = slide.children ?? []
@@ -157,5 +164,5 @@ const slidesText = async (format: SlideFormat, bytes: Uint8Array): Promise<Extra
 }
 
 /** Word-processing documents and PPTX/ODP presentations. */
-export const officeText = (format: WordFormat | SlideFormat, bytes: Uint8Array): Promise<ExtractedContent> =>
-  format === "pptx" || format === "odp" ? slidesText(format, bytes) : wordDocumentText(format, bytes)
+export const officeText = (format: WordFormat | SlideFormat, bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractedContent> =>
+  format === "pptx" || format === "odp" ? slidesText(format, bytes, limits) : wordDocumentText(format, bytes, limits)

@@ -1,5 +1,6 @@
 import CFB, { type CFB$Container } from "cfb"
 import type { ExtractedContent } from "../../../Domain/ExtractedDocument.ts"
+import type { ExtractionLimits } from "./ExtractionLimits.ts"
 import { fail, guard } from "./ExtractionFailure.ts"
 import { officeText } from "./OfficeText.ts"
 import { pptText } from "./PptText.ts"
@@ -31,7 +32,7 @@ const workbookIsEncrypted = (workbook: Buffer): boolean => {
  * files after password protection (which wraps the zip in an encrypted OLE container).
  * The streams inside say which one it is, whatever the file name claims.
  */
-export const oleText = async (bytes: Uint8Array): Promise<ExtractedContent> => {
+export const oleText = async (bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractedContent> => {
   const container = await guard("Office file", () => CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: "buffer" }))
   if (stream(container, "EncryptedPackage") !== undefined) {
     return fail("unsupported", `the Office document is encrypted (password-protected); ${removePassword}`)
@@ -39,12 +40,12 @@ export const oleText = async (bytes: Uint8Array): Promise<ExtractedContent> => {
   const wordDocument = stream(container, "WordDocument")
   if (wordDocument !== undefined) {
     if (wordIsEncrypted(wordDocument)) return fail("unsupported", `the DOC is encrypted (password-protected); ${removePassword}`)
-    return officeText("doc", bytes)
+    return officeText("doc", bytes, limits)
   }
   const workbook = stream(container, "Workbook") ?? stream(container, "Book")
   if (workbook !== undefined) {
     if (workbookIsEncrypted(workbook)) return fail("unsupported", `the XLS is encrypted (password-protected); ${removePassword}`)
-    return spreadsheetText("xls", bytes)
+    return spreadsheetText("xls", bytes, limits)
   }
   if (stream(container, "PowerPoint Document") !== undefined) return guard("PPT", () => pptText(container))
   return fail("unsupported", "the content is an OLE compound file that is not a Word, Excel or PowerPoint document")

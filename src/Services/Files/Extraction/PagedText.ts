@@ -1,3 +1,5 @@
+import { trimLineEnds } from "../../../Domain/TrimChars.ts"
+
 /**
  * The `text` of a paged document: each page (or slide) introduced by a marker line, so a
  * model can cite "page 3" and sees where a page has nothing readable.
@@ -17,9 +19,6 @@ export const pagedText = (
 
 /** Trims each line's end and collapses runs of blank lines, keeping the document's own line breaks. */
 export const tidy = (text: string): string =>
-  text
-    .replace(/\u0000/g, "")
-    .replace(/\r\n?/g, "\n")
-    .replace(/[ \t\u00a0]+$/gm, "")
+  trimLineEnds(text.replace(/\u0000/g, "").replace(/\r\n?/g, "\n"), " \t\u00a0")
     .replace(/\n{3,}/g, "\n\n")
     .trim()

@@ -58,9 +58,13 @@ const paintsImage = async (pdf: PdfDocument, pageNumber: number): Promise<boolea
   return operators.fnArray.some((op) => imageOps.has(op))
 }
 
-export const pdfText = async (bytes: Uint8Array): Promise<ExtractedContent> => {
+export const pdfText = async (bytes: Uint8Array, maxPages: number): Promise<ExtractedContent> => {
   const pdf = await openPdf(bytes)
   try {
+    // The page count is what the file declares: 100,000 pages cost 100,000 page reads.
+    if (pdf.numPages > maxPages) {
+      fail("too_complex", `the PDF has ${pdf.numPages.toLocaleString("en-US")} pages; extraction reads at most ${maxPages.toLocaleString("en-US")} (files.extraction.max_pages)`)
+    }
     const { totalPages, text } = await extractText(pdf, { mergePages: false }).catch((cause: unknown) => {
       throw new ExtractionFailure("corrupt", "the PDF is damaged and its pages cannot be read", String(cause))
     })

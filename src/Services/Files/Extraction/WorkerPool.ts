@@ -12,7 +12,10 @@ export interface WorkerPoolSettings {
   readonly workers: number
   /** Wall-clock bound of one task, from hand-over to answer (a fresh worker's start-up counts). */
   readonly timeoutMs: number
-  /** Old-generation heap of each worker. Buffers outside the JS heap are not counted by V8. */
+  /**
+   * Memory of one worker: its V8 heap is limited to this, and a watchdog stops it when heap and
+   * buffers together pass it (V8 does not count ArrayBuffers against the heap limit).
+   */
   readonly maxMemoryMb: number
 }
 
@@ -21,13 +24,21 @@ export interface WorkerPoolStats {
   readonly tasks: number
   readonly live: number
   readonly idle: number
-  /** Workers stopped because a task overran, crashed them, or its caller went away. */
+  /** Workers stopped because a task overran, failed, crashed them, or its caller went away. */
   readonly terminated: number
 }
 
+/** Runs tasks in the slot a `reserve` holds. */
+export type SlotRunner = (task: ExtractionTask, options?: { readonly timeoutMs?: number | undefined }) => Effect.Effect<ExtractionOutcome>
+
 export interface WorkerPool {
   /** Never fails: the file's problems are `Failed` outcomes; a broken installation is a defect. */
-  readonly run: (task: ExtractionTask) => Effect.Effect<ExtractionOutcome>
+  readonly run: SlotRunner
+  /**
+   * Holds one slot for `use`, so a caller loads a document into memory only once it may run:
+   * waiting requests hold no bytes.
+   */
+  readonly reserve: <A, E, R>(use: (run: SlotRunner) => Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly stats: Effect.Effect<WorkerPoolStats>
 }
 
@@ -38,7 +49,7 @@ interface Thread {
 
 interface Answer {
   readonly outcome: ExtractionOutcome
-  /** False when the thread died or its state is unknown, so it must not serve another task. */
+  /** False when the thread died, failed or its state is unknown, so it must not serve another task. */
   readonly reusable: boolean
 }
 
@@ -50,14 +61,22 @@ const entry = new URL("./ExtractionWorker.ts", import.meta.url)
  */
 export const minimumHeapMb = 16
 
+/** How often a busy worker's heap and buffers are measured. */
+const watchEveryMs = 100
+
+/** Deep enough for documents and pages nested thousands of levels; a deeper one fails cleanly. */
+const stackSizeMb = 32
+
 const errorCode = (error: unknown): unknown =>
   typeof error === "object" && error !== null && "code" in error ? error.code : undefined
 
 /**
  * A fixed-size pool of extraction threads, started on demand and kept for reuse. A task that
- * overruns `timeoutMs`, or whose caller is interrupted, gets its thread terminated: parsers
- * cannot be cancelled cooperatively, and a thread stuck in a decompression loop must not keep
- * its slot. The scope that builds the pool terminates every thread when it closes.
+ * overruns its time, outgrows its memory, fails, or whose caller is interrupted, gets its thread
+ * terminated: parsers cannot be cancelled cooperatively, and a thread stuck in a decompression
+ * loop or left in an unknown state must not keep its slot. Threads start with an empty
+ * environment (no secret of the gateway's is readable there). The scope that builds the pool
+ * terminates every thread when it closes.
  */
 export const makeWorkerPool = (settings: WorkerPoolSettings): Effect.Effect<WorkerPool, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -68,11 +87,10 @@ export const makeWorkerPool = (settings: WorkerPoolSettings): Effect.Effect<Work
     let tasks = 0
     let nextId = 0
     let closed = false
-    const seconds = Math.max(1, Math.round(settings.timeoutMs / 1000))
     const heapMb = Math.max(minimumHeapMb, settings.maxMemoryMb)
 
     const spawn = (): Thread => {
-      const worker = new Worker(entry, { resourceLimits: { maxOldGenerationSizeMb: heapMb } })
+      const worker = new Worker(entry, { resourceLimits: { maxOldGenerationSizeMb: heapMb, stackSizeMb }, env: {} })
       const thread: Thread = { worker, ready: false }
       live.add(thread)
       worker.on("message", (message: WorkerMessage) => {
@@ -91,16 +109,13 @@ export const makeWorkerPool = (settings: WorkerPoolSettings): Effect.Effect<Work
         return thread.worker.terminate().catch(() => undefined)
       })
 
+    const outOfMemory: ExtractionOutcome = {
+      _tag: "Failed",
+      failure: { kind: "too_complex", reason: `reading the document needs more than the ${heapMb} MB of memory extraction may use (files.extraction.max_memory_mb)` }
+    }
+
     const died = (thread: Thread, error: unknown): ExtractionOutcome => {
-      if (errorCode(error) === "ERR_WORKER_OUT_OF_MEMORY") {
-        return {
-          _tag: "Failed",
-          failure: {
-            kind: "too_complex",
-            reason: `reading the document needs more than the ${heapMb} MB of memory extraction may use`
-          }
-        }
-      }
+      if (errorCode(error) === "ERR_WORKER_OUT_OF_MEMORY") return outOfMemory
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : `exit code ${String(error)}`
       if (!thread.ready) return { _tag: "Broken", detail: `the extraction worker failed to start: ${detail}` }
       return {
@@ -112,20 +127,34 @@ export const makeWorkerPool = (settings: WorkerPoolSettings): Effect.Effect<Work
 
     const answer = (thread: Thread, request: WorkerRequest, transfer: ReadonlyArray<ArrayBuffer>) =>
       Effect.callback<Answer>((resume) => {
+        let settled = false
         const cleanup = () => {
+          settled = true
+          clearInterval(watch)
           thread.worker.off("message", onMessage)
           thread.worker.off("error", onError)
           thread.worker.off("exit", onExit)
         }
         const settle = (result: Answer) => {
+          if (settled) return
           cleanup()
           resume(Effect.succeed(result))
         }
         const onMessage = (message: WorkerMessage) => {
-          if (message._tag === "Done" && message.id === request.id) settle({ outcome: message.outcome, reusable: true })
+          if (message._tag === "Done" && message.id === request.id) settle({ outcome: message.outcome, reusable: message.outcome._tag !== "Failed" })
         }
         const onError = (error: unknown) => settle({ outcome: died(thread, error), reusable: false })
         const onExit = (code: number) => settle({ outcome: died(thread, code), reusable: false })
+        // Buffers (inflated parts, decoded images) live outside the V8 heap and its limit: the
+        // watchdog counts them with the heap and stops the thread past the bound.
+        const watch = setInterval(() => {
+          thread.worker.getHeapStatistics().then(
+            (heap) => {
+              if (heap.used_heap_size + heap.external_memory > heapMb * 1024 * 1024) settle({ outcome: outOfMemory, reusable: false })
+            },
+            () => undefined
+          )
+        }, watchEveryMs)
         thread.worker.on("message", onMessage)
         thread.worker.on("error", onError)
         thread.worker.on("exit", onExit)
@@ -133,30 +162,32 @@ export const makeWorkerPool = (settings: WorkerPoolSettings): Effect.Effect<Work
         return Effect.sync(cleanup)
       })
 
-    const timedOut: Answer = {
+    const timedOut = (timeoutMs: number): Answer => ({
       outcome: {
         _tag: "Failed",
         failure: {
           kind: "timeout",
-          reason: `the document took too long to read (over ${seconds} s) and extraction was stopped; it may be very large or malformed`
+          // A caller's own shorter budget (a web tool's) is not the setting: name the setting only when it decided.
+          reason: `the document took too long to read (over ${Math.max(1, Math.round(timeoutMs / 1000))} s${timeoutMs === settings.timeoutMs ? ", files.extraction.timeout_ms" : ""}) and extraction was stopped; it may be very large or malformed`
         }
       },
       reusable: false
-    }
+    })
 
-    const run = (task: ExtractionTask): Effect.Effect<ExtractionOutcome> => {
+    const runInSlot: SlotRunner = (task, options) => {
+      const timeoutMs = Math.min(options?.timeoutMs ?? settings.timeoutMs, settings.timeoutMs)
       // One tight copy handed over to the thread, so the caller's buffer stays usable.
-      const bytes = new Uint8Array(task.bytes)
-      const request: WorkerRequest = { id: nextId++, task: { ...task, bytes } }
+      const bytes = task._tag === "Job" ? undefined : new Uint8Array(task.bytes)
+      const request: WorkerRequest = { id: nextId++, task: task._tag === "Job" ? task : { ...task, bytes: bytes! } }
       return Effect.acquireUseRelease(
         Effect.sync(() => {
           tasks++
           return idle.pop() ?? spawn()
         }),
         (thread) =>
-          answer(thread, request, [bytes.buffer as ArrayBuffer]).pipe(
-            Effect.timeoutOption(Duration.millis(settings.timeoutMs)),
-            Effect.map(Option.getOrElse(() => timedOut))
+          answer(thread, request, bytes === undefined ? [] : [bytes.buffer as ArrayBuffer]).pipe(
+            Effect.timeoutOption(Duration.millis(timeoutMs)),
+            Effect.map(Option.getOrElse(() => timedOut(timeoutMs)))
           ),
         (thread, exit) =>
           Exit.isSuccess(exit) && exit.value.reusable && !closed
@@ -165,12 +196,14 @@ export const makeWorkerPool = (settings: WorkerPoolSettings): Effect.Effect<Work
               })
             : discard(thread)
       ).pipe(
-        permits.withPermits(1),
         Effect.flatMap(({ outcome }) =>
           outcome._tag === "Broken" ? Effect.die(new Error(`document extraction is broken: ${outcome.detail}`)) : Effect.succeed(outcome)
         )
       )
     }
+
+    const reserve = <A, E, R>(use: (run: SlotRunner) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      permits.withPermits(1)(use(runInSlot))
 
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -182,7 +215,8 @@ export const makeWorkerPool = (settings: WorkerPoolSettings): Effect.Effect<Work
     )
 
     return {
-      run,
+      run: (task, options) => reserve((run) => run(task, options)),
+      reserve,
       stats: Effect.sync(() => ({ tasks, live: live.size, idle: idle.length, terminated }))
     }
   })

@@ -60,3 +60,18 @@ export const parseDocument = (html: string): HtmlDocument => {
 }
 
 export const elements = (list: ArrayLike<HtmlElement>): ReadonlyArray<HtmlElement> => Array.from(list)
+
+/** Elements nested deeper than this are refused: browsers stop nesting at 512, and the readers recurse. */
+export const maxNesting = 2_048
+
+/** Whether any node of `root` sits more than `max` levels deep (an explicit stack: no recursion). */
+export const nestedDeeperThan = (root: HtmlNode, max: number): boolean => {
+  const stack: Array<readonly [HtmlNode, number]> = [[root, 0]]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next
+    if (depth > max) return true
+    const children = node.childNodes
+    for (let i = 0; i < children.length; i++) stack.push([children[i]!, depth + 1])
+  }
+  return false
+}

@@ -1,3 +1,4 @@
+import { trimEndChars } from "../../../Domain/TrimChars.ts"
 import { ELEMENT_NODE, type HtmlElement, type HtmlNode, TEXT_NODE, parseDocument } from "./Dom.ts"
 
 /** Elements that start on a line of their own. */
@@ -20,7 +21,7 @@ export const htmlToText = (html: string): string => {
     let count = 0
     for (let i = out.length - 1; i >= 0; i--) {
       const piece = out[i]!
-      const stripped = piece.replace(/\n+$/, "")
+      const stripped = trimEndChars(piece, "\n")
       count += piece.length - stripped.length
       if (stripped !== "") break
     }
@@ -81,7 +82,7 @@ export const htmlToText = (html: string): string => {
   return out
     .join("")
     .split("\n")
-    .map((line) => line.replace(/[ \t]+$/, ""))
+    .map((line) => trimEndChars(line, " \t"))
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim()

@@ -1,4 +1,5 @@
-import { parseDocument } from "./Dom.ts"
+import { fail } from "../../Files/Extraction/ExtractionFailure.ts"
+import { maxNesting, nestedDeeperThan, parseDocument } from "./Dom.ts"
 import { mainContent } from "./MainContent.ts"
 import { htmlToMarkdown } from "./Markdown.ts"
 import { absolutizeUrls, documentBase, pageLinks } from "./PageLinks.ts"
@@ -34,6 +35,7 @@ export const scrapeHtml = (
   }
 ): ScrapedHtml => {
   const document = parseDocument(html)
+  if (nestedDeeperThan(document, maxNesting)) fail("too_complex", `the page nests elements more than ${maxNesting.toLocaleString("en-US")} deep, past what is read`)
   const base = documentBase(document, pageUrl)
   absolutizeUrls(document, base)
   const metadata = pageMetadata(document, options.contentLanguage)

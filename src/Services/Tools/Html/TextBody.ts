@@ -14,12 +14,26 @@ const bomCharset = (bytes: Uint8Array): string | undefined => {
   return undefined
 }
 
+const charsetAttribute = /charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/gi
+const encodingAttribute = /encoding\s*=\s*["']([A-Za-z0-9_.:-]+)/i
+
+/**
+ * `charset=` inside a `<meta ...>` tag, or `encoding=` in the `<?xml ...?>` declaration, of the
+ * first 2 KB. Each attribute found is placed in its tag by looking back for `<`, rather than by a
+ * pattern starting at every `<` (quadratic on many `<` and no `>`).
+ */
 const metaCharset = (bytes: Uint8Array): string | undefined => {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 2048))
-  return (
-    /<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/i.exec(head)?.[1] ??
-    /<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)/i.exec(head)?.[1]
-  )
+  for (const match of head.matchAll(charsetAttribute)) {
+    const open = head.lastIndexOf("<", match.index)
+    const close = open === -1 ? -1 : head.indexOf(">", open)
+    const inTag = open !== -1 && (close === -1 || close > match.index)
+    if (inTag && head.slice(open + 1, open + 5).toLowerCase() === "meta" && match.index > open + 5) return match[1]
+  }
+  const declaration = head.indexOf("<?xml")
+  if (declaration === -1) return undefined
+  const end = head.indexOf(">", declaration)
+  return encodingAttribute.exec(head.slice(declaration, end === -1 ? head.length : end))?.[1]
 }
 
 const decoderFor = (label: string | undefined): TextDecoder | undefined => {

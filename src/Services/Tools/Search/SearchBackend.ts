@@ -38,7 +38,7 @@ export const plainSnippet = (value: unknown): string =>
   typeof value !== "string"
     ? ""
     : value
-      .replace(/<[^>]*>/g, "")
+      .replace(/<[^<>]*>/g, "")
       .replace(/&(#?\w+);/g, (match, name: string) => entities[name] ?? (/^#\d+$/.test(name) ? String.fromCodePoint(Number(name.slice(1))) : match))
       .replace(/\s+/g, " ")
       .trim()

@@ -6,6 +6,7 @@ import type { SearchSettings } from "../../../Domain/ToolsSettings.ts"
 import { retryAfterMs } from "../../../Providers/ProviderErrors.ts"
 import type { SearchHit, SearchParameters } from "../SearchParameters.ts"
 import type { SearchBackend } from "./SearchBackend.ts"
+import { trimEndChars } from "../../../Domain/TrimChars.ts"
 
 /** A search answer is a page of snippets; anything larger is not one. */
 const maxAnswerBytes = 5 * 1024 * 1024
@@ -52,7 +53,7 @@ export type SearchClient = (query: SearchParameters) => Effect.Effect<ReadonlyAr
  * that never carry the key or the back-end's own words.
  */
 export const makeSearchClient = (backend: SearchBackend, settings: SearchSettings, apiKey: string | undefined): SearchClient => {
-  const baseUrl = (settings.base_url ?? backend.defaultBaseUrl ?? "").replace(/\/+$/, "")
+  const baseUrl = trimEndChars(settings.base_url ?? backend.defaultBaseUrl ?? "", "/")
   const provider = `search:${backend.kind}`
   const name = `The search back-end (${backend.kind})`
 

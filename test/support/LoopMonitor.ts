@@ -1,0 +1,41 @@
+/**
+ * Preloaded (`node --import`) into a gateway process under test: measures how long its own event
+ * loop is held and answers over the IPC channel. Plain Node with type stripping runs this file:
+ * erasable TypeScript only.
+ *
+ * Two figures. `delayMaxMs` is `monitorEventLoopDelay`'s: how late a 10 ms timer fired, which on
+ * a loaded machine also counts the time the OS did not run the process at all. `heldMaxMs` is the
+ * main thread's own CPU time between two firings of a 10 ms timer: the longest stretch the loop
+ * spent running code (or collecting garbage) without coming back to its timers. That is the one
+ * a request can cause, and the one hostile-input tests assert on; scheduling noise cannot raise it.
+ */
+import { monitorEventLoopDelay } from "node:perf_hooks"
+
+const histogram = monitorEventLoopDelay({ resolution: 10 })
+histogram.enable()
+
+const cpuMs = () => {
+  const usage = process.threadCpuUsage()
+  return (usage.user + usage.system) / 1000
+}
+let heldMaxMs = 0
+let lastCpu = cpuMs()
+setInterval(() => {
+  const now = cpuMs()
+  heldMaxMs = Math.max(heldMaxMs, now - lastCpu)
+  lastCpu = now
+}, 10).unref()
+
+process.on("message", (message: unknown) => {
+  if (message === "loop:reset") {
+    histogram.reset()
+    heldMaxMs = 0
+    lastCpu = cpuMs()
+    process.send?.({ _tag: "loop:reset" })
+  } else if (message === "loop:read") {
+    // Nanoseconds; a histogram with no sample yet reports a zero maximum.
+    process.send?.({ _tag: "loop:read", delayMaxMs: histogram.max / 1e6, heldMaxMs })
+  }
+})
+// The channel must not keep a gateway that was asked to stop alive.
+process.channel?.unref()
