@@ -26,7 +26,9 @@ export interface LoadResult {
   readonly ttfcP50: number | undefined
 }
 
-const contentStart = /"content":"(?:[^"\\]|\\.)/
+// A chat delta's `"content":"x`, a Messages `text_delta`'s `"text":"x` (its block start's `"text":""` does not count)
+// or a Responses `response.output_text.delta`'s `"delta":"x` (chat's and Messages' deltas are objects).
+const contentStart = /"(?:content|text|delta)":"(?:[^"\\]|\\.)/
 // Longer than the marker and the character after it.
 const keptTail = 16
 

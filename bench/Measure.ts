@@ -1,6 +1,6 @@
 import { type LoadResult, runLoad } from "./Load.ts"
 import { cpuMs, peakRssMb, resetPeakRss, rssMb, stealPercent, stealTicks, treeCpuMs } from "./Processes.ts"
-import type { Scenario } from "./Scenarios.ts"
+import { requestFor, type Scenario } from "./Scenarios.ts"
 
 /** Something the load is aimed at: the upstream itself, the floor proxy or the gateway. */
 export interface Target {
@@ -32,13 +32,11 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
   const before = treeCpuMs(target.pid)
   const ownBefore = cpuMs(target.pid)
   const stealBefore = stealTicks()
-  // A gateway target gets the scenario's gateway request, when it has one (another dialect).
-  const asGateway = target.name !== "direct" && target.name !== "floor" && !target.name.startsWith("effect-bare")
-  const request = asGateway && scenario.gateway !== undefined ? scenario.gateway : scenario
+  const request = requestFor(target, scenario)
   const result = await runLoad({
     url: `http://127.0.0.1:${target.port}${request.path}`,
     body: request.body,
-    headers: { "content-type": "application/json", ...target.headers },
+    headers: { "content-type": "application/json", ...target.headers, ...request.headers },
     connections,
     durationS,
     ttfb: scenario.ttfb,

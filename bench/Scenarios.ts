@@ -1,5 +1,13 @@
 /** What the benchmark sends, and how it recognises a correct answer. */
-export type ScenarioName = "chat" | "stream" | "embeddings" | "responses" | "responses-stream" | "responses-translated"
+export type ScenarioName = "chat" | "stream" | "embeddings" | "messages" | "messages-stream" | "responses" | "responses-stream" | "responses-translated"
+
+/** A request as a target gets it. */
+export interface ScenarioRequest {
+  readonly path: string
+  readonly body: string
+  readonly headers?: Record<string, string>
+  readonly verify: (body: string) => boolean
+}
 
 export interface Scenario {
   readonly name: ScenarioName
@@ -11,12 +19,10 @@ export interface Scenario {
   /** The gateway has no endpoint for it yet: measured for the upstream and floor only. */
   readonly gatewayEndpoint: boolean
   /**
-   * What a gateway target is sent instead, when the gateway speaks another dialect than the
-   * upstream (a Responses request the gateway serves with the upstream's chat completion): the
-   * floor and the upstream get `path`/`body`, so the gateway's figure is its cost over the same
-   * upstream call.
+   * Another dialect (Messages, Responses translated): what the gateway targets get instead; the upstream and the floor
+   * get the chat call the gateway makes upstream, so the floor stays the same baseline.
    */
-  readonly gateway?: { readonly path: string; readonly body: string; readonly verify: (body: string) => boolean }
+  readonly viaGateway?: ScenarioRequest
 }
 
 const messages = [
@@ -75,10 +81,39 @@ export const scenarios: ReadonlyArray<Scenario> = [
     ttfb: false,
     verify: (body) => body.includes('"chat.completion"') && body.includes('"choices"'),
     gatewayEndpoint: true,
-    gateway: {
+    viaGateway: {
       path: "/v1/responses",
       body: JSON.stringify({ model: compatModel, instructions: messages[0]!.content, input: messages[1]!.content, max_output_tokens: 64, store: false }),
       verify: (body) => body.includes('"object":"response"') && body.includes('"output_text"')
+    }
+  },
+  {
+    name: "messages",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64 }),
+    ttfb: false,
+    verify: (body) => body.includes('"chat.completion"'),
+    gatewayEndpoint: true,
+    viaGateway: {
+      path: "/v1/messages",
+      body: JSON.stringify({ model: chatModel, system: messages[0]!.content, messages: messages.slice(1), max_tokens: 64 }),
+      headers: { "anthropic-version": "2023-06-01" },
+      verify: (body) => body.includes('"type":"message"') && body.includes('"stop_reason"')
+    }
+  },
+  {
+    name: "messages-stream",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: chatModel, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
+    ttfb: true,
+    verify: (body) => body.endsWith(done) && body.includes("word17"),
+    gatewayEndpoint: true,
+    viaGateway: {
+      path: "/v1/messages",
+      body: JSON.stringify({ model: chatModel, system: messages[0]!.content, messages: messages.slice(1), max_tokens: 64, stream: true }),
+      headers: { "anthropic-version": "2023-06-01" },
+      // Every event arrived and the stream ended normally (no error event).
+      verify: (body) => body.includes("word17") && body.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n') && !body.includes("event: error")
     }
   },
   {
@@ -163,3 +198,10 @@ export const gatewayConfig = (upstreamPort: number, options: { readonly withMetr
     }))
   ]
 })
+
+/** Targets that are not a gateway: the upstream itself, the floor proxy and the bare Effect proxies. */
+const isGateway = (name: string): boolean => name !== "direct" && name !== "floor" && !name.startsWith("effect-bare")
+
+/** The request a target gets for a scenario (see `viaGateway`). */
+export const requestFor = (target: { readonly name: string }, scenario: Scenario): ScenarioRequest =>
+  scenario.viaGateway !== undefined && isGateway(target.name) ? scenario.viaGateway : scenario

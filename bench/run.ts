@@ -18,9 +18,10 @@ import { soak, type SoakResult } from "./Soak.ts"
  * upstream to CPU 1. Prints one markdown table and the target checks.
  *
  * Flags: --soak (adds a 5-minute soak; --soak-seconds S for another length), --quick (short rounds), --rounds N, --duration S,
- * --scenarios chat,stream,embeddings (also responses,responses-stream: a Responses call to OpenAI served
- * natively, through the gateway and the floor alike; responses-translated: a Responses request the gateway
- * serves through a compatible server's chat completions, the floor sending that chat call), --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
+ * --scenarios chat,stream,embeddings (also messages, messages-stream: the same upstream call through /v1/messages;
+ * responses, responses-stream: a Responses call to OpenAI served natively, through the gateway and the floor alike;
+ * responses-translated: a Responses request the gateway serves through a compatible server's chat completions, the
+ * floor sending that chat call), --concurrency 1,64, --no-open-streams, --no-warm-up (skips the
  * warm-up to steady state), --bare undici,node,fetch
  * (adds the bare Effect server -> Effect client proxy with those clients as targets),
  * --no-awake (skips the concurrency-1 rounds with the CPUs kept from halting), --no-gateway,

@@ -25,6 +25,8 @@ export interface Principal {
   readonly scopes: ReadonlySet<ApiScope>
   /** Unix milliseconds, or null for a key that never expires. */
   readonly expiresAt: number | null
+  /** The key or its project is strict: a request whose serving provider would drop a field is refused. */
+  readonly strictTranslation?: boolean
 }
 
 /** What the admin API and CLI show for a key; never the secret or its hash. */
@@ -39,7 +41,9 @@ export const ApiKeyView = Schema.Struct({
   hint: Schema.String,
   created_at: Schema.Int,
   expires_at: Schema.NullOr(Schema.Int),
-  revoked_at: Schema.NullOr(Schema.Int)
+  revoked_at: Schema.NullOr(Schema.Int),
+  /** Requests with this key are refused when the serving provider would drop one of their fields. */
+  strict_translation: Schema.Boolean
 })
 export type ApiKeyView = typeof ApiKeyView.Type
 
@@ -47,7 +51,9 @@ export const ProjectView = Schema.Struct({
   id: Schema.String,
   object: Schema.Literal("project"),
   name: Schema.String,
-  created_at: Schema.Int
+  created_at: Schema.Int,
+  /** Requests of every key of this project are refused when the serving provider would drop one of their fields. */
+  strict_translation: Schema.Boolean
 })
 export type ProjectView = typeof ProjectView.Type
 

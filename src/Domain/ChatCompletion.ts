@@ -40,6 +40,6 @@ export interface ChatCompletion {
   readonly choices: ReadonlyArray<CompletionChoice>
   readonly usage: Usage
   readonly systemFingerprint?: string
-  /** The upstream's own answer when the request went natively (`ChatRequest.native`), as it came. */
+  /** A native call's answer as the provider gave it (see `ChatRequest.native`), for its dialect to pass on. */
   readonly native?: Readonly<Record<string, unknown>>
 }

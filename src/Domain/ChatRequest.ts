@@ -106,17 +106,18 @@ export interface ChatRequest {
    */
   readonly translation?: DecodedTranslation
   /**
-   * Set by a dialect, never decoded from a body: the client's request in its own dialect, for a
-   * provider that speaks that dialect natively (a Responses request to OpenAI's `/v1/responses`).
-   * Such a provider sends this instead of translating the neutral fields, so what the neutral
-   * form cannot hold (reasoning items, `encrypted_content`) survives; every other provider
-   * ignores it and translates.
+   * Set by a dialect decoder, never decoded from a body: the client's request in its own API,
+   * for providers that speak that API (Messages to `anthropic`, Responses to `openai`). Their
+   * adapter sends it as it came instead of translating the neutral fields; every other provider
+   * ignores it.
    */
   readonly native?: NativeRequest
 }
 
 export interface NativeRequest {
-  readonly dialect: "responses"
-  /** The body as the client's API takes it; the adapter sets the upstream model and streaming. */
-  readonly body: Readonly<JsonObject>
+  readonly api: "anthropic-messages" | "openai-responses"
+  /** The body as the client sent it; the adapter sets only the upstream model and the stream flag. */
+  readonly body: Readonly<Record<string, unknown>>
+  /** Request headers of that API to forward (`anthropic-beta`). */
+  readonly headers?: Readonly<Record<string, string>>
 }

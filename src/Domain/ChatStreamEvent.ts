@@ -26,10 +26,17 @@ export type ChatStreamEvent =
   /** Cumulative usage so far; the last one wins. */
   | { readonly _tag: "Usage"; readonly usage: Usage }
   /**
-   * An event of the upstream's own stream when the request went natively (`ChatRequest.native`),
-   * as it came; the neutral events derived from it follow it. Only that dialect's encoder reads it.
+   * An upstream event of a native call (see `ChatRequest.native`), for the client as it came:
+   * the SSE event name and data; `json` is the data already parsed, when the adapter had to
+   * read it anyway (its dialect's encoder then needs no second parse). The neutral events read
+   * from it follow it, for billing and the commit point.
    */
-  | { readonly _tag: "Native"; readonly event: Readonly<Record<string, unknown>> }
+  | {
+    readonly _tag: "Native"
+    readonly event: string
+    readonly data: string
+    readonly json?: Readonly<Record<string, unknown>>
+  }
 
 export const textDelta = (choice: number, text: string): ChatStreamEvent => ({ _tag: "TextDelta", choice, text })
 export const finish = (choice: number, reason: FinishReason): ChatStreamEvent => ({ _tag: "Finish", choice, reason })

@@ -87,7 +87,8 @@ export type ReportedRequest = { readonly [K in ReportedField]?: unknown } & {
 
 const isSet = (request: ReportedRequest, field: ReportedField): boolean => {
   const value = request[field]
-  return field === "n" ? value !== 1 : value !== undefined
+  // The defaults of every provider: `n` 1 and parallel tool calls need no translation.
+  return field === "n" ? value !== 1 : field === "parallel_tool_calls" ? value === false : value !== undefined
 }
 
 /**

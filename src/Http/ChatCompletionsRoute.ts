@@ -1,20 +1,24 @@
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeChatRequest } from "../Domain/ChatRequestDecoder.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { ChatCompletions } from "../Services/Chat/ChatCompletions.ts"
+import { chatEncoding } from "../Services/Chat/ChatEncoding.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
 import { meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
+import { isStrict } from "./StrictTranslation.ts"
 import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
 
 const done: Frames = [doneFrame]
 
 /** Chat's stream: `data:` frames, `[DONE]`, and the spec 6.6 error frame after the first byte or at a stop. */
-const chatEncoding: SseEncoding<ChunkWire> = {
+const chatSse: SseEncoding<ChunkWire> = {
   batch: encodeDataBatch,
   done: () => done,
   failed: (error: GatewayError) => [errorFrame(error.reason.message), doneFrame],
@@ -22,12 +26,21 @@ const chatEncoding: SseEncoding<ChunkWire> = {
   stopped: [errorFrame(stoppedMessage), doneFrame]
 }
 
+const strictRun = { strict: true } as const
+
 const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
-  Effect.flatMap(Effect.service(ChatCompletions), (chat) => chat.run(request, meter, principal.projectId)).pipe(
+  Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) =>
+    Context.get(context, ChatCompletions).run(
+      request,
+      meter,
+      principal.projectId,
+      chatEncoding(request.includeUsage),
+      isStrict(Context.get(context, HttpServerRequest.HttpServerRequest), principal) ? strictRun : undefined
+    )).pipe(
     Effect.flatMap((result) =>
       result._tag === "Json"
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-        : streamResponse(result.chunks, chatEncoding, () => routeHeaders(meter))
+        : streamResponse(result.chunks, chatSse, () => routeHeaders(meter))
     )
   ), chatWorstCase)
 

@@ -1,4 +1,5 @@
 import type * as Arr from "effect/Array"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -7,15 +8,17 @@ import { decodeMessagesRequest, type MessagesRequest } from "../Dialects/Message
 import { messageFromCompletion } from "../Dialects/Messages/MessagesResponse.ts"
 import { errorEventFrame, MessagesStreamEncoder, pingFrame } from "../Dialects/Messages/MessagesStream.ts"
 import { chatWorstCase } from "../Domain/AdmissionCost.ts"
-import { estimatePromptTokens } from "../Domain/ChatTokenEstimate.ts"
+import type { Principal } from "../Domain/ApiKey.ts"
+import type { ChatRequest } from "../Domain/ChatRequest.ts"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
 import { ChatCompletions, type RunOptions } from "../Services/Chat/ChatCompletions.ts"
-import { ModelCatalog } from "../Services/Catalog/ModelCatalog.ts"
+import { chunkEncoding } from "../Services/Chat/ChatEncoding.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { type EndpointOptions, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { requestHeader } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
+import { isStrict } from "./StrictTranslation.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 import { type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
 
@@ -31,30 +34,40 @@ const messagesEncoding = (encoder: MessagesStreamEncoder): SseEncoding<ChunkWire
   stopped: [utf8(errorEventFrame("overloaded_error", stoppedMessage))]
 })
 
-const endpointOptions: EndpointOptions = { dialect: "messages", apiKeyHeader: true }
-
 /**
  * `anthropic-version` is required, as by Anthropic; any dated version is accepted, since the
- * gateway answers in the shape every version shares.
+ * gateway answers in the shape every version shares. Checked before the body is read.
  * @see https://platform.claude.com/docs/en/api/versioning
  */
-const versionChecked = Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
-  const version = requestHeader(request, "anthropic-version")
-  if (version === undefined || version.trim() === "") {
-    return Effect.fail(GatewayError.invalid("anthropic-version: header is required", "anthropic-version"))
+const versionRefusal = (request: HttpServerRequest.HttpServerRequest): GatewayError | undefined => {
+  const version = requestHeader(request, "anthropic-version")?.trim()
+  if (version === undefined || version === "") return GatewayError.invalid("anthropic-version: header is required", "anthropic-version")
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) {
+    return GatewayError.invalid(`anthropic-version: '${version}' is not a valid version (expected a date such as 2023-06-01)`, "anthropic-version")
   }
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(version.trim())) {
-    return Effect.fail(GatewayError.invalid(`anthropic-version: '${version}' is not a valid version (expected a date such as 2023-06-01)`, "anthropic-version"))
-  }
-  return Effect.succeed(request)
-})
+  return undefined
+}
 
-/** Strict translation per request: `x-gateway-strict: true`. */
-const runOptions = (request: HttpServerRequest.HttpServerRequest, decoded: MessagesRequest): RunOptions => {
-  const strict = requestHeader(request, "x-gateway-strict")?.trim().toLowerCase() === "true"
+const endpointOptions: EndpointOptions = { dialect: "messages", apiKeyHeader: true, headers: versionRefusal }
+
+/** Strict translation (header, key or project), and the Anthropic-only parts of the request. */
+const runOptions = (request: HttpServerRequest.HttpServerRequest, principal: Principal, decoded: MessagesRequest): RunOptions => {
+  const strict = isStrict(request, principal)
   return {
     ...(strict ? { strict: true } : {}),
     ...(decoded.requiresNative === undefined ? {} : { only: { kind: "anthropic", field: decoded.requiresNative } })
+  }
+}
+
+/**
+ * The neutral request with the client's own body attached: an Anthropic provider gets it as it
+ * came (with the client's `anthropic-beta` opt-ins), every other provider the translation.
+ */
+const withNative = (http: HttpServerRequest.HttpServerRequest, request: MessagesRequest): ChatRequest => {
+  const beta = requestHeader(http, "anthropic-beta")
+  return {
+    ...request.chat,
+    native: { api: "anthropic-messages", body: request.body, ...(beta === undefined ? {} : { headers: { "anthropic-beta": beta } }) }
   }
 }
 
@@ -63,28 +76,34 @@ const messages = meteredEndpoint(
   "chat",
   decodeMessagesRequest,
   (request, meter, principal) =>
-    Effect.flatMap(versionChecked, (http) =>
-      Effect.flatMap(Effect.service(ChatCompletions), (chat) => {
-        meter.dialect = "messages"
-        return chat.runNeutral(request.chat, meter, principal.projectId, runOptions(http, request))
-      })).pipe(
-        Effect.flatMap((result) => {
-          if (result._tag === "Completion") {
-            const body = messageFromCompletion(result.completion, { id: Ids.messageId(), model: result.served.model })
-            return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
-          }
-          const encoder = new MessagesStreamEncoder({ id: Ids.messageId(), model: request.model })
-          return streamResponse(result.chunks, messagesEncoding(encoder), () => routeHeaders(meter))
-        })
-      ),
+    Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) => {
+      const http = Context.get(context, HttpServerRequest.HttpServerRequest)
+      meter.dialect = "messages"
+      const chat = withNative(http, request)
+      return Context.get(context, ChatCompletions).run(chat, meter, principal.projectId, chunkEncoding(chat.includeUsage), runOptions(http, principal, request))
+    }).pipe(
+      Effect.flatMap((result) => {
+        if (result._tag === "Json") {
+          const { completion, served } = result.body
+          // Served natively: Anthropic's message as it came, named by the catalogue model.
+          const body = completion.native !== undefined
+            ? { ...completion.native, model: served.model }
+            : messageFromCompletion(completion, { id: Ids.messageId(), model: served.model })
+          return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
+        }
+        const encoder = new MessagesStreamEncoder({ id: Ids.messageId(), model: request.model })
+        return streamResponse(result.chunks, messagesEncoding(encoder), () => routeHeaders(meter))
+      })
+    ),
   (request, context) => chatWorstCase(request.chat, context),
   endpointOptions
 )
 
 /**
  * `POST /v1/messages/count_tokens`: the same body without `max_tokens`, answered with
- * `{input_tokens}`. The count is the gateway's estimate of the prompt (the one admission
- * reserves with); nothing is sent upstream and nothing is billed.
+ * `{input_tokens}`: Anthropic's own count when the model has an Anthropic deployment (the body
+ * as sent), else the gateway's estimate of the prompt (the figure admission reserves with,
+ * `x-gateway-token-count: estimate`). Nothing is billed.
  * @see https://platform.claude.com/docs/en/api/messages/count_tokens
  */
 const countTokens = meteredEndpoint(
@@ -92,12 +111,15 @@ const countTokens = meteredEndpoint(
   "chat",
   (body) => decodeMessagesRequest({ ...body, max_tokens: body["max_tokens"] ?? 1 }),
   (request, meter) =>
-    Effect.flatMap(versionChecked, () =>
-      Effect.flatMap(Effect.service(ModelCatalog), (catalog) =>
-        Effect.map(catalog.require(request.model, "chat"), () => {
-          meter.dialect = "messages"
-          return HttpServerResponse.jsonUnsafe({ input_tokens: estimatePromptTokens(request.chat) }, { headers: routeHeaders(meter) })
-        }))),
+    Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) => {
+      meter.dialect = "messages"
+      const counting = Context.get(context, ChatCompletions).countTokens(withNative(Context.get(context, HttpServerRequest.HttpServerRequest), request))
+      return Effect.map(counting, ({ inputTokens, counted }) =>
+        HttpServerResponse.jsonUnsafe(
+          { input_tokens: inputTokens },
+          { headers: { ...routeHeaders(meter), "x-gateway-token-count": counted ? "provider" : "estimate" } }
+        ))
+    }),
   undefined,
   endpointOptions
 )

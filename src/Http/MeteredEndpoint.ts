@@ -44,6 +44,8 @@ export interface EndpointOptions {
   readonly dialect?: Dialect
   /** Also take the key from `x-api-key` (Anthropic's header), when there is no Authorization header. */
   readonly apiKeyHeader?: boolean
+  /** Checks of the request's headers before its body is read or anything is admitted (Messages: `anthropic-version`). */
+  readonly headers?: (request: HttpServerRequest.HttpServerRequest) => GatewayError | undefined
 }
 
 /**
@@ -71,11 +73,12 @@ const metered = <A extends { readonly model: string }, R1, R>(
       const retryAfterMs = Context.get(context, GatewayConfigFile).config.resilience.retry_after_seconds * 1000
       const httpRequest = Context.get(context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdOf(httpRequest)
+      const refused = options.headers?.(httpRequest)
       return Effect.flatMap(openMeter({ principal, endpoint, requestId }), (meter) => {
         noteMeter(httpRequest.source, meter)
         // What the headers decide comes before the body is read: a caller already over its
         // request rate or out of credit is refused without the gateway reading its body.
-        return Effect.andThen(admission.precheck(principal), read).pipe(
+        return (refused === undefined ? Effect.andThen(admission.precheck(principal), read) : Effect.fail(refused)).pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
             // The one admission step: rate limits and the worst-case reservation, before

@@ -1,7 +1,7 @@
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { ChatCompletion } from "../Domain/ChatCompletion.ts"
-import type { ChatRequest } from "../Domain/ChatRequest.ts"
+import type { ChatRequest, NativeRequest } from "../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../Domain/ChatStreamEvent.ts"
 import type { ModelConfig } from "../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
@@ -27,4 +27,6 @@ export interface ChatProvider {
   readonly complete: (request: ChatRequest, target: ChatTarget) => Effect.Effect<ChatCompletion, GatewayError>
   /** Lazy: nothing is sent until the stream is run; interrupting it aborts the upstream request. */
   readonly stream: (request: ChatRequest, target: ChatTarget) => Stream.Stream<ChatStreamEvent, GatewayError>
+  /** The provider's own count of a request's input tokens in its API, where it has one (Anthropic). */
+  readonly countTokens?: (native: NativeRequest, target: ChatTarget) => Effect.Effect<number, GatewayError>
 }

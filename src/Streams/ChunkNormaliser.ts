@@ -16,6 +16,11 @@ export interface ChunkWire {
     readonly finish_reason: FinishReason | null
   }>
   readonly usage?: UsageWire
+  /**
+   * Only on the chunks of a native call (see the `Native` stream event), never on chat's wire:
+   * the upstream event as it came, carried with no choices, in the order it came.
+   */
+  readonly native?: { readonly event: string; readonly data: string }
 }
 
 export interface ChunkEnvelope {
@@ -87,6 +92,16 @@ export class ChunkNormaliser {
   push(event: ChatStreamEvent): Array<ChunkWire> {
     const out: Array<ChunkWire> = []
     switch (event._tag) {
+      case "Native":
+        out.push({
+          id: this.envelope.id,
+          object: "chat.completion.chunk",
+          created: this.envelope.created,
+          model: this.envelope.model,
+          choices: [],
+          native: { event: event.event, data: event.data }
+        })
+        return out
       case "TextDelta": {
         if (event.text === "" && event.logprobs === undefined) return out
         if (this.choice(event.choice, out) === undefined) return out

@@ -277,6 +277,9 @@ describe("admin API", () => {
           ...billingAdminOperations,
           "GET /admin/projects/{project_id}/users",
           "POST /admin/keys/{key_id}/revoke",
+          // Strict translation (test/Http/StrictTranslationAdmin.test.ts).
+          "POST /admin/keys/{key_id}/strict-translation",
+          "POST /admin/projects/{project_id}/strict-translation",
           "POST /admin/projects",
           "POST /admin/projects/{project_id}/keys",
           "POST /admin/projects/{project_id}/users"

@@ -67,7 +67,7 @@ describe("the Anthropic SDK against /v1/messages", () => {
       upstream().reply(kit.textStream)
       const stream = client.messages.stream({ model, max_tokens: 100, messages: [{ role: "user", content: "hi" }] })
       const types: Array<string> = []
-      for await (const event of stream) types.push(event.type === "content_block_delta" ? `${event.type}:${event.delta.type}` : event.type)
+      for await (const event of stream) if ((event.type as string) !== "ping") types.push(event.type === "content_block_delta" ? `${event.type}:${event.delta.type}` : event.type)
       const final = await stream.finalMessage()
       expect(types).toEqual([
         "message_start",
@@ -157,6 +157,16 @@ describe("the Anthropic SDK against /v1/messages", () => {
     expect(body.type).toBe("error")
     expect(body.error.type).toBe("invalid_request_error")
     expect(body.error.message).toContain("max_tokens")
+  })
+
+  it("anthropic-version is required, checked before the body is read", async () => {
+    const missing = await gw.postJson("/v1/messages", { model: "m-openai", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: "anthropic-version: header is required" } })
+    const bad = await gw.postJson("/v1/messages", "not even json", { headers: { "anthropic-version": "latest" } })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain("anthropic-version")
+    expect(gw.upstreams.openai.requests).toHaveLength(0)
   })
 
   it("count_tokens answers input_tokens", async () => {

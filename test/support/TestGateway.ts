@@ -24,6 +24,9 @@ export interface KeyOptions {
   readonly withUser?: boolean
   readonly projectId?: string
   readonly expiresAt?: number
+  /** Strict translation on the key itself, or on the new project made for it. */
+  readonly strictKey?: boolean
+  readonly strictProject?: boolean
 }
 
 export interface CreatedKey {
@@ -78,13 +81,14 @@ export const startGateway = async (options: StartOptions) => {
       Effect.gen(function* () {
         const accounts = yield* Accounts
         const keys = yield* ApiKeys
-        const projectId = opts.projectId ?? (yield* accounts.createProject("test project")).id
+        const projectId = opts.projectId ?? (yield* accounts.createProject("test project", opts.strictProject)).id
         const userId = opts.withUser === true ? (yield* accounts.createUser({ projectId, name: "tester" })).id : undefined
         const { key, secret } = yield* keys.create({
           projectId,
           userId,
           scopes: opts.scopes,
-          expiresAt: opts.expiresAt
+          expiresAt: opts.expiresAt,
+          strictTranslation: opts.strictKey
         })
         return { secret, keyId: key.id, projectId, userId }
       })

@@ -127,17 +127,26 @@ const toolResultText = (content: string | ReadonlyArray<unknown> | undefined, pa
     return pieces.join("\n")
   })
 
+/** A turn's blocks with their paths and types; blocks only Anthropic reads are noted and left out. */
+const translatable = (blocks: ReadonlyArray<unknown>, path: Path, notes: DecodeNotes) =>
+  Effect.map(
+    Effect.forEach(blocks, (raw, j) => {
+      const where = [...path, j]
+      return Effect.map(blockType(raw, where), ({ type }) => ({ raw, where, type }))
+    }),
+    (all) =>
+      all.filter((block) => {
+        if (!anthropicOnlyBlocks.has(block.type)) return true
+        notes.needsNative([...block.where, "type"])
+        return false
+      })
+  )
+
 const userTurn = (blocks: ReadonlyArray<unknown>, path: Path, notes: DecodeNotes) =>
   Effect.gen(function* () {
     const results: Array<ChatMessage> = []
     const parts: Array<UserContentPart> = []
-    for (const [j, raw] of blocks.entries()) {
-      const where = [...path, j]
-      const { type } = yield* blockType(raw, where)
-      if (anthropicOnlyBlocks.has(type)) {
-        notes.needsNative([...where, "type"])
-        continue
-      }
+    for (const { raw, where, type } of yield* translatable(blocks, path, notes)) {
       switch (type) {
         case "text": {
           const block = yield* userBlocks.text(raw, where)
@@ -178,13 +187,7 @@ const assistantTurn = (blocks: ReadonlyArray<unknown>, path: Path, notes: Decode
     const texts: Array<string> = []
     const reasoning: Array<string> = []
     const calls: Array<ToolCall> = []
-    for (const [j, raw] of blocks.entries()) {
-      const where = [...path, j]
-      const { type } = yield* blockType(raw, where)
-      if (anthropicOnlyBlocks.has(type)) {
-        notes.needsNative([...where, "type"])
-        continue
-      }
+    for (const { raw, where, type } of yield* translatable(blocks, path, notes)) {
       switch (type) {
         case "text": {
           const block = yield* assistantBlocks.text(raw, where)

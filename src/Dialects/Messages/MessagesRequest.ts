@@ -5,7 +5,9 @@ import type { ChatRequest, ReasoningEffort } from "../../Domain/ChatRequest.ts"
 import type { ToolChoice as NeutralToolChoice, ToolDefinition } from "../../Domain/ChatTool.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { formatIssuePath, schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
-import type { DecodedTranslation, FieldRewrite } from "../../Domain/TranslationReport.ts"
+import type { DecodedTranslation, FieldRewrite, ReportedField } from "../../Domain/TranslationReport.ts"
+import { originsOf } from "../DialectFields.ts"
+import { messagesFields } from "./MessagesFields.ts"
 import { DecodeNotes, messagesConversation } from "./MessagesContent.ts"
 import { CustomTool, MessagesShell, nativeOnlyFields, type ToolChoice } from "./MessagesWire.ts"
 
@@ -38,6 +40,9 @@ export const decoderAt = <S extends Schema.Decoder<unknown>>(schema: S) => {
 const shell = decoderAt(MessagesShell)
 const customTool = decoderAt(CustomTool)
 const known: ReadonlySet<string> = new Set([...Object.keys(MessagesShell.fields), ...nativeOnlyFields])
+
+/** Neutral field -> its Messages name (the report speaks the client's names). */
+const fieldOf = originsOf(messagesFields)
 
 const invalid = (param: string, message: string) => GatewayError.invalid(message, param)
 
@@ -100,24 +105,24 @@ export const decodeMessagesRequest = (body: Record<string, unknown>): Effect.Eff
     if (choice?.type === "tool" && !names.has(choice.name) && notes.serverTools.length === 0) {
       return yield* invalid("tool_choice.name", `tool_choice: the tool '${choice.name}' is not among 'tools'.`)
     }
-    const origins: Record<string, string> = { max_completion_tokens: "max_tokens" }
+    const origins: Partial<Record<ReportedField, string>> = { max_completion_tokens: fieldOf.max_completion_tokens! }
     const rewritten: Array<FieldRewrite> = []
     const set = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
-    if (s.stop_sequences !== undefined && s.stop_sequences.length > 0) origins["stop"] = "stop_sequences"
+    if (s.stop_sequences !== undefined && s.stop_sequences.length > 0) origins.stop = fieldOf.stop!
     const user = s.metadata?.user_id ?? undefined
-    if (user !== undefined) origins["user"] = "metadata.user_id"
+    if (user !== undefined) origins.user = fieldOf.user!
     let effort: ReasoningEffort | undefined
     if (s.thinking?.type === "enabled") {
       effort = effortOfBudget(s.thinking.budget_tokens)
-      origins["reasoning_effort"] = "thinking.budget_tokens"
+      origins.reasoning_effort = "thinking.budget_tokens"
     } else if (s.output_config?.effort != null) {
       effort = s.output_config.effort === "max" ? "high" : s.output_config.effort
-      origins["reasoning_effort"] = "output_config.effort"
+      origins.reasoning_effort = "output_config.effort"
     } else if (s.thinking?.type === "adaptive") notes.drop("thinking")
     const format = s.output_config?.format ?? undefined
-    if (format !== undefined) origins["response_format"] = "output_config.format"
+    if (format !== undefined) origins.response_format = fieldOf.response_format!
     const single = choice !== undefined && "disable_parallel_tool_use" in choice && choice.disable_parallel_tool_use === true
-    if (single) origins["parallel_tool_calls"] = "tool_choice.disable_parallel_tool_use"
+    if (single) origins.parallel_tool_calls = fieldOf.parallel_tool_calls!
     const hasTools = tools.length > 0
     const translation: DecodedTranslation = { origins, rewritten, dropped: notes.dropped() }
     const stream = s.stream === true

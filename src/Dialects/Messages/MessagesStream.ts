@@ -20,6 +20,16 @@ export const pingFrame = frame("ping", { type: "ping" })
 /** A failure after the stream started: Anthropic's `error` event, and the stream ends. */
 export const errorEventFrame = (type: string, message: string): string => frame("error", { type: "error", error: { type, message } })
 
+/**
+ * An upstream event of a native call, as it came; only `message_start` changes: its `model` is
+ * the catalogue id that serves, as on every other answer of the gateway.
+ */
+const nativeFrame = (event: string, data: string, model: string): string => {
+  if (event !== "message_start") return `event: ${event}\ndata: ${data}\n\n`
+  const parsed = JSON.parse(data) as { message?: Record<string, unknown> }
+  return frame(event, { ...parsed, message: { ...parsed.message, model } })
+}
+
 type BlockKind = "text" | "thinking" | "tool"
 
 interface ToolCallDelta {
@@ -34,6 +44,8 @@ export class MessagesStreamEncoder {
   private open: { readonly kind: BlockKind; readonly index: number; readonly tool?: number } | undefined
   /** Tool call index -> its content block index (argument pieces name the call, not the block). */
   private readonly toolBlocks = new Map<number, number>()
+  /** Serving natively: the upstream's own events pass through and the chat chunks are not re-encoded. */
+  private native = false
   private finish: FinishReason | undefined
   private usage: Usage | undefined
   private readonly envelope: MessageEnvelope
@@ -100,6 +112,12 @@ export class MessagesStreamEncoder {
   push(chunks: ReadonlyArray<ChunkWire>): string {
     let out = ""
     for (const chunk of chunks) {
+      if (chunk.native !== undefined) {
+        this.native = true
+        out += nativeFrame(chunk.native.event, chunk.native.data, chunk.model)
+        continue
+      }
+      if (this.native) continue
       if (chunk.usage !== undefined) {
         this.usage = {
           promptTokens: chunk.usage.prompt_tokens,
@@ -129,6 +147,8 @@ export class MessagesStreamEncoder {
 
   /** The upstream ended normally: the open block closes, then the stop reason and usage, then `message_stop`. */
   end(): string {
+    // A native stream ended with the upstream's own `message_stop`.
+    if (this.native) return ""
     let out = this.started ? "" : this.start(this.envelope.model)
     out += this.close()
     out += frame("message_delta", {

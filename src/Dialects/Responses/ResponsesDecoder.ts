@@ -98,7 +98,7 @@ export const chatRequestOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   if (create.format !== undefined) chat.response_format = create.format
   if (effort !== undefined) chat.reasoning_effort = effort
   if (user !== undefined) chat.user = user
-  chat.native = { dialect: "responses", body: nativeBodyOf(create, items) }
+  chat.native = { api: "openai-responses", body: nativeBodyOf(create, items) }
   const translation = translationOf(create, items)
   chat.translation = { origins: originsOf(create), rewritten: translation.rewritten, dropped: translation.dropped }
   return { model: create.model, create, items, chat, translation }

@@ -198,7 +198,7 @@ export class ResponsesStreamEncoder implements StreamEncoder<ResponseEvent> {
   }
 
   push(event: ChatStreamEvent): ReadonlyArray<ResponseEvent> {
-    if (event._tag === "Native") return this.forward(event.event)
+    if (event._tag === "Native") return this.forward(event.json ?? (JSON.parse(event.data) as Record<string, unknown>))
     if (this.native || ("choice" in event && event.choice !== 0)) return []
     const out: Array<ResponseEvent> = []
     switch (event._tag) {

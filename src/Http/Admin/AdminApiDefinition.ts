@@ -17,6 +17,7 @@ import {
   Project,
   ProjectIdParams,
   ProjectList,
+  StrictTranslationBody,
   UsageQuery,
   UsageReportBody,
   User,
@@ -33,7 +34,14 @@ const projects = HttpApiGroup.make("projects")
     HttpApiEndpoint.get("getProject", "/projects/:project_id", { params: ProjectIdParams, success: Project }).annotate(
       OpenApi.Summary,
       "Retrieve a project"
-    )
+    ),
+    HttpApiEndpoint.post("setProjectStrict", "/projects/:project_id/strict-translation", {
+      params: ProjectIdParams,
+      payload: StrictTranslationBody,
+      success: Project
+    })
+      .annotate(OpenApi.Summary, "Turn strict translation on or off for a project")
+      .annotate(OpenApi.Description, "With it on, every key of the project is refused a request whose serving provider would drop a field.")
   )
   .annotate(OpenApi.Description, "Projects own keys, users, files and usage.")
 
@@ -66,6 +74,11 @@ const keys = HttpApiGroup.make("keys")
     HttpApiEndpoint.get("listKeys", "/projects/:project_id/keys", { params: ProjectIdParams, success: ApiKeyList })
       .annotate(OpenApi.Summary, "List a project's API keys")
       .annotate(OpenApi.Description, "Never includes secrets or their hashes; `hint` is the last four characters."),
+    HttpApiEndpoint.post("setKeyStrict", "/keys/:key_id/strict-translation", {
+      params: KeyIdParams,
+      payload: StrictTranslationBody,
+      success: ApiKey
+    }).annotate(OpenApi.Summary, "Turn strict translation on or off for an API key"),
     HttpApiEndpoint.post("revokeKey", "/keys/:key_id/revoke", { params: KeyIdParams, success: ApiKey }).annotate(
       OpenApi.Summary,
       "Revoke an API key"

@@ -28,10 +28,14 @@ const list = <A>(data: ReadonlyArray<A>) => ({ object: "list" as const, data })
 export const ProjectsGroupLive = HttpApiBuilder.group(AdminApi, "projects", (handlers) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
+    const keys = yield* ApiKeys
     return handlers
-      .handle("createProject", ({ payload }) => respond(accounts.createProject(payload.name)))
+      .handle("createProject", ({ payload }) => respond(accounts.createProject(payload.name, payload.strict_translation)))
       .handle("listProjects", () => respond(Effect.map(accounts.listProjects(), list)))
       .handle("getProject", ({ params }) => respond(accounts.getProject(params.project_id)))
+      // Every key's cached principal carries its project's strictness: this instance forgets them all.
+      .handle("setProjectStrict", ({ params, payload }) =>
+        respond(Effect.tap(accounts.setProjectStrict(params.project_id, payload.strict_translation), () => Effect.sync(() => keys.invalidate(undefined)))))
   })
 )
 
@@ -63,12 +67,14 @@ export const KeysGroupLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =
             name: payload.name ?? undefined,
             userId: payload.user_id ?? undefined,
             scopes: payload.scopes,
-            expiresAt: payload.expires_at ?? undefined
+            expiresAt: payload.expires_at ?? undefined,
+            strictTranslation: payload.strict_translation
           })
         )
       )
       .handle("listKeys", ({ params }) => respond(Effect.map(keys.list(params.project_id), list)))
       .handle("revokeKey", ({ params }) => respond(keys.revoke(params.key_id)))
+      .handle("setKeyStrict", ({ params, payload }) => respond(keys.setStrict(params.key_id, payload.strict_translation)))
       .handle("deleteKey", ({ params }) => respond(keys.revoke(params.key_id)))
   })
 )

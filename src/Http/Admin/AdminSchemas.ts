@@ -13,7 +13,9 @@ export const maxUnixSeconds = 253_402_300_799
 const Timestamp = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxUnixSeconds }))
 
 export const CreateProjectBody = Schema.Struct({
-  name: NonEmptyName
+  name: NonEmptyName,
+  /** Refuse requests whose serving provider would drop one of their fields (translation report). */
+  strict_translation: Schema.optionalKey(Schema.Boolean)
 }).annotate({ identifier: "CreateProjectBody" })
 
 export const CreateUserBody = Schema.Struct({
@@ -27,8 +29,15 @@ export const CreateKeyBody = Schema.Struct({
   /** Omitted: every scope. */
   scopes: Schema.optionalKey(Schema.Array(ApiScope).check(Schema.isMinLength(1))),
   /** Unix seconds; omitted or null: never expires. */
-  expires_at: Schema.optionalKey(Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxUnixSeconds }))))
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxUnixSeconds })))),
+  /** Refuse this key's requests whose serving provider would drop one of their fields. */
+  strict_translation: Schema.optionalKey(Schema.Boolean)
 }).annotate({ identifier: "CreateKeyBody" })
+
+/** Turns strict translation on or off for a key or a project. */
+export const StrictTranslationBody = Schema.Struct({
+  strict_translation: Schema.Boolean
+}).annotate({ identifier: "StrictTranslationBody" })
 
 /** Unix seconds in the query string. */
 const UnixSeconds = Schema.NumberFromString.pipe(Schema.decodeTo(Timestamp))

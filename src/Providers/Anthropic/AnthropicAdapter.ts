@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import type { ChatRequest } from "../../Domain/ChatRequest.ts"
+import type { ChatRequest, NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
@@ -12,7 +12,8 @@ import { makeProviderHttp, sseEvents } from "../ProviderHttp.ts"
 import { anthropicError } from "./AnthropicErrors.ts"
 import { anthropicRequestBody } from "./AnthropicRequest.ts"
 import { completionFromAnthropic } from "./AnthropicResponse.ts"
-import { anthropicStreamStep, initialAnthropicStreamState } from "./AnthropicStream.ts"
+import { countTokensBody, isNativeMessages, initialNativeStreamState, nativeMessagesBody, nativeStreamStep } from "./AnthropicNative.ts"
+import { type AnthropicStreamStep, anthropicStreamStep, initialAnthropicStreamState } from "./AnthropicStream.ts"
 import { anthropicVersion } from "./AnthropicWire.ts"
 import { jsonAnswer } from "../JsonAnswer.ts"
 import { trimEndChars } from "../../Domain/TrimChars.ts"
@@ -38,32 +39,49 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
 
     const complete = Effect.fn("Anthropic.complete")(function* (request: ChatRequest, target: ChatTarget) {
       yield* Effect.annotateCurrentSpan({ "gen_ai.system": "anthropic", "gen_ai.request.model": target.upstreamModel })
-      const body = yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, false)))
-      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url, headers, body), anthropicError)
+      const native = request.native
+      const body = isNativeMessages(native)
+        ? nativeMessagesBody(native, target, false)
+        : yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, false)))
+      const sent = isNativeMessages(native) && native.headers !== undefined ? { ...native.headers, ...headers } : headers
+      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url, sent, body), anthropicError)
       const completion = completionFromAnthropic(parsed)
       if (completion === undefined) return yield* badResponse(config.id, "the body was not a message")
-      return completion
+      return isNativeMessages(native) ? { ...completion, native: parsed as Record<string, unknown> } : completion
     })
 
     const stream = (request: ChatRequest, target: ChatTarget): Stream.Stream<ChatStreamEvent, GatewayError> =>
       Stream.unwrap(
         Effect.gen(function* () {
-          const body = yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, true)))
-          const response = yield* http.postStream(url, streamHeaders, body)
+          const native = request.native
+          const body = isNativeMessages(native)
+            ? nativeMessagesBody(native, target, true)
+            : yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, true)))
+          const sent = isNativeMessages(native) && native.headers !== undefined ? { ...native.headers, ...streamHeaders } : streamHeaders
+          const response = yield* http.postStream(url, sent, body)
           if (response.status < 200 || response.status >= 300) {
             const text = yield* response.body.pipe(Stream.decodeText(), Stream.mkString, Effect.orElseSucceed(() => ""))
             return yield* anthropicError(config.id, response, text)
           }
-          const state = initialAnthropicStreamState()
+          let step: (event: string, data: string) => AnthropicStreamStep
+          if (isNativeMessages(native)) {
+            const state = initialNativeStreamState()
+            step = (event, data) => nativeStreamStep(state, event, data)
+          } else {
+            const state = initialAnthropicStreamState()
+            step = (event, data) => anthropicStreamStep(state, event, data)
+          }
           let ended = false
           return sseEvents(config.id, response.body).pipe(
-            Stream.map((event) => anthropicStreamStep(state, event.event, event.data)),
-            Stream.takeWhile((step) => {
-              if (step._tag === "Done") ended = true
-              return step._tag !== "Done"
+            Stream.map((event) => step(event.event, event.data)),
+            Stream.takeUntil((next) => {
+              if (next._tag === "Done") ended = true
+              return next._tag === "Done"
             }),
             Stream.mapEffect((step) => {
               switch (step._tag) {
+                case "Done":
+                  return Effect.succeed(step.events ?? [])
                 case "Error":
                   return Effect.fail(streamFailure(config.id, `${step.type ?? "error"}: ${step.message}`, step.retryable))
                 case "Malformed":
@@ -83,5 +101,20 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
         }).pipe(Effect.withSpan("Anthropic.stream", { attributes: { "gen_ai.request.model": target.upstreamModel } }))
       )
 
-    return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
+    /**
+     * `POST /messages/count_tokens` with the client's body (model set, generation fields left out,
+     * as that endpoint takes none of them).
+     * @see https://platform.claude.com/docs/en/api/messages/count_tokens
+     */
+    const countUrl = `${url}/count_tokens`
+    const countTokens = Effect.fn("Anthropic.countTokens")(function* (native: NativeRequest, target: ChatTarget) {
+      const body = JSON.stringify(countTokensBody(native, target))
+      const sent = native.headers === undefined ? headers : { ...native.headers, ...headers }
+      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(countUrl, sent, body), anthropicError)
+      const count = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)["input_tokens"] : undefined
+      if (typeof count !== "number") return yield* badResponse(config.id, "the body had no input_tokens")
+      return count
+    })
+
+    return { id: config.id, honoursDeadline: true, complete, stream, countTokens } satisfies ChatProvider
   })

@@ -32,7 +32,8 @@ export const initialAnthropicStreamState = (): AnthropicStreamState => ({
 
 export type AnthropicStreamStep =
   | { readonly _tag: "Events"; readonly events: ReadonlyArray<ChatStreamEvent> }
-  | { readonly _tag: "Done" }
+  /** `message_stop`: the stream ends, after `events` (a native stream's last frames). */
+  | { readonly _tag: "Done"; readonly events?: ReadonlyArray<ChatStreamEvent> }
   /** An `error` event. Overload and internal errors are worth another attempt; the rest are not. */
   | { readonly _tag: "Error"; readonly message: string; readonly type: string | undefined; readonly retryable: boolean }
   /** A payload that is not JSON: the stream cannot be trusted any further. */

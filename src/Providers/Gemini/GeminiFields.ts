@@ -20,8 +20,8 @@ export const geminiFields = (model: ModelConfig): ProviderFields => ({
     response_format: sentAs("generationConfig.responseSchema"),
     tools: sentAs("tools.functionDeclarations"),
     tool_choice: sentAs("toolConfig.functionCallingConfig"),
-    // Gemini calls tools in parallel by itself; `false` is refused by the codec.
-    parallel_tool_calls: implicit,
+    // Gemini calls tools in parallel by itself and cannot be told not to (`false` is refused).
+    parallel_tool_calls: refused,
     reasoning_effort: model.capabilities.reasoning ? sentAs("generationConfig.thinkingConfig.thinkingBudget") : dropped,
     modalities: implicit,
     logprobs: sentAs("generationConfig.responseLogprobs"),

@@ -66,10 +66,14 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
         traceComplete(target)
       )
 
-    const complete = (request: ChatRequest, target: ChatTarget) =>
-      request.native !== undefined && responsesUrl !== undefined
-        ? completeNatively(request.native, target, responsesUrl)
-        : completeTranslated(request, target)
+    // Only a Responses request goes natively, and only to OpenAI itself (`kind: openai`).
+    const nativeOf = (request: ChatRequest): NativeRequest | undefined =>
+      responsesUrl !== undefined && request.native?.api === "openai-responses" ? request.native : undefined
+
+    const complete = (request: ChatRequest, target: ChatTarget) => {
+      const native = nativeOf(request)
+      return native !== undefined && responsesUrl !== undefined ? completeNatively(native, target, responsesUrl) : completeTranslated(request, target)
+    }
 
     const completeTranslated = (request: ChatRequest, target: ChatTarget) =>
       Effect.suspend(() => {
@@ -91,7 +95,7 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
 
     // A plain chain rather than a generator: this runs before every stream's upstream request.
     const stream = (request: ChatRequest, target: ChatTarget): Stream.Stream<ChatStreamEvent, GatewayError> => {
-      const native = responsesUrl === undefined ? undefined : request.native
+      const native = nativeOf(request)
       const endpoint = native === undefined || responsesUrl === undefined ? url : responsesUrl
       const events = native === undefined ? openAiEvents : responsesApiEvents
       return Stream.unwrap(

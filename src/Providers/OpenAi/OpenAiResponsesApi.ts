@@ -112,7 +112,7 @@ export type ResponsesApiStreamStep =
  * their item is added, arguments as they come), and usage with the finish at the end.
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-export const responsesApiStreamStep = (state: ResponsesApiStreamState, data: string): ResponsesApiStreamStep => {
+export const responsesApiStreamStep = (state: ResponsesApiStreamState, name: string, data: string): ResponsesApiStreamStep => {
   let event: unknown
   try {
     event = JSON.parse(data)
@@ -120,7 +120,7 @@ export const responsesApiStreamStep = (state: ResponsesApiStreamState, data: str
     return { _tag: "Error", message: "an event was not valid JSON", retryable: true }
   }
   if (!isRecord(event)) return { _tag: "Events", events: [] }
-  const events: Array<ChatStreamEvent> = [{ _tag: "Native", event }]
+  const events: Array<ChatStreamEvent> = [{ _tag: "Native", event: name, data, json: event }]
   const delta = str(event["delta"]) ?? ""
   switch (event["type"]) {
     case "response.output_text.delta":

@@ -21,7 +21,7 @@ export const responsesApiEvents = (
     return events.pipe(
       Stream.takeWhile(() => !ended),
       Stream.mapEffect((event) => {
-        const step = responsesApiStreamStep(state, event.data)
+        const step = responsesApiStreamStep(state, event.event, event.data)
         switch (step._tag) {
           case "Error":
             return Effect.fail(streamFailure(provider, step.message, step.retryable))

@@ -12,6 +12,7 @@ interface ProjectRow {
   readonly id: string
   readonly name: string
   readonly created_at: number
+  readonly strict_translation: boolean
 }
 interface UserRow {
   readonly id: string
@@ -25,7 +26,8 @@ const projectView = (row: ProjectRow): ProjectView => ({
   id: row.id,
   object: "project",
   name: row.name,
-  created_at: Math.floor(row.created_at)
+  created_at: Math.floor(row.created_at),
+  strict_translation: row.strict_translation
 })
 const userView = (row: UserRow): UserView => ({
   id: row.id,
@@ -40,9 +42,11 @@ const userView = (row: UserRow): UserView => ({
 export class Accounts extends Context.Service<
   Accounts,
   {
-    readonly createProject: (name: string) => Effect.Effect<ProjectView, GatewayError>
+    readonly createProject: (name: string, strictTranslation?: boolean) => Effect.Effect<ProjectView, GatewayError>
     readonly listProjects: () => Effect.Effect<ReadonlyArray<ProjectView>, GatewayError>
     readonly getProject: (id: string) => Effect.Effect<ProjectView, GatewayError>
+    /** Strict translation for every key of the project (see the translation report). */
+    readonly setProjectStrict: (id: string, strict: boolean) => Effect.Effect<ProjectView, GatewayError>
     readonly createUser: (input: {
       readonly projectId: string
       readonly name: string
@@ -61,7 +65,7 @@ export class Accounts extends Context.Service<
       const guard = storageGuard((yield* GatewayConfigFile).config.resilience)
 
       const getProject = Effect.fn("Accounts.getProject")(function* (id: string) {
-        const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at
+        const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation
           FROM projects WHERE id = ${id}`.pipe(guard)
         const row = rows[0]
         if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
@@ -77,17 +81,25 @@ export class Accounts extends Context.Service<
       })
 
       return Accounts.of({
-        createProject: Effect.fn("Accounts.createProject")(function* (name: string) {
-          const rows = yield* sql<ProjectRow>`INSERT INTO projects (id, name) VALUES (${Ids.projectId()}, ${name})
-            RETURNING id, name, extract(epoch from created_at)::float8 AS created_at`.pipe(guard)
+        createProject: Effect.fn("Accounts.createProject")(function* (name: string, strictTranslation?: boolean) {
+          const rows = yield* sql<ProjectRow>`INSERT INTO projects (id, name, strict_translation)
+            VALUES (${Ids.projectId()}, ${name}, ${strictTranslation === true})
+            RETURNING id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation`.pipe(guard)
           return projectView(rows[0]!)
         }),
         listProjects: Effect.fn("Accounts.listProjects")(function* () {
-          const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at
+          const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation
             FROM projects ORDER BY seq`.pipe(guard)
           return rows.map(projectView)
         }),
         getProject,
+        setProjectStrict: Effect.fn("Accounts.setProjectStrict")(function* (id: string, strict: boolean) {
+          const rows = yield* sql<ProjectRow>`UPDATE projects SET strict_translation = ${strict} WHERE id = ${id}
+            RETURNING id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation`.pipe(guard)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
+          return projectView(row)
+        }),
         createUser: Effect.fn("Accounts.createUser")(function* (input) {
           yield* getProject(input.projectId)
           const rows = yield* sql<UserRow>`INSERT INTO users (id, project_id, name, email)

@@ -25,6 +25,8 @@ interface KeyRow {
   readonly created_at: number
   readonly expires_at: number | null
   readonly revoked_at: number | null
+  readonly strict_translation: boolean
+  readonly project_strict_translation: boolean
 }
 
 const view = (row: KeyRow): ApiKeyView => ({
@@ -37,7 +39,8 @@ const view = (row: KeyRow): ApiKeyView => ({
   hint: row.hint,
   created_at: Math.floor(row.created_at),
   expires_at: row.expires_at === null ? null : Math.floor(row.expires_at),
-  revoked_at: row.revoked_at === null ? null : Math.floor(row.revoked_at)
+  revoked_at: row.revoked_at === null ? null : Math.floor(row.revoked_at),
+  strict_translation: row.strict_translation
 })
 
 /** Keys are high-entropy random strings, so a plain SHA-256 is a sufficient one-way hash. */
@@ -50,7 +53,8 @@ type Verdict =
 
 const keyColumns = (sql: SqlClient.SqlClient) => sql`k.id, k.seq, k.name, k.hint, k.project_id, p.seq AS project_seq, k.user_id,
   k.scopes, extract(epoch from k.created_at)::float8 AS created_at,
-  extract(epoch from k.expires_at)::float8 AS expires_at, extract(epoch from k.revoked_at)::float8 AS revoked_at`
+  extract(epoch from k.expires_at)::float8 AS expires_at, extract(epoch from k.revoked_at)::float8 AS revoked_at,
+  k.strict_translation, p.strict_translation AS project_strict_translation`
 
 export interface CreateKeyInput {
   readonly projectId: string
@@ -59,6 +63,7 @@ export interface CreateKeyInput {
   readonly scopes?: ReadonlyArray<ApiScope> | undefined
   /** Unix seconds. */
   readonly expiresAt?: number | undefined
+  readonly strictTranslation?: boolean | undefined
 }
 
 export class ApiKeys extends Context.Service<
@@ -68,6 +73,8 @@ export class ApiKeys extends Context.Service<
     readonly create: (input: CreateKeyInput) => Effect.Effect<{ readonly key: ApiKeyView; readonly secret: string }, GatewayError>
     readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<ApiKeyView>, GatewayError>
     readonly revoke: (id: string) => Effect.Effect<ApiKeyView, GatewayError>
+    /** Strict translation for one key; this instance applies it at once, others within `auth.cache_ttl_seconds`. */
+    readonly setStrict: (id: string, strict: boolean) => Effect.Effect<ApiKeyView, GatewayError>
     /**
      * Bearer secret -> principal, or 401. Cached for `auth.cache_ttl_seconds`, and past that while
      * the database is unreachable; an unknown key then gets a 503.
@@ -109,7 +116,8 @@ export class ApiKeys extends Context.Service<
                 projectSeq: row.project_seq,
                 userId: row.user_id,
                 scopes: new Set(view(row).scopes),
-                expiresAt: row.expires_at === null ? null : row.expires_at * 1000
+                expiresAt: row.expires_at === null ? null : row.expires_at * 1000,
+                ...(row.strict_translation || row.project_strict_translation ? { strictTranslation: true } : {})
               }
             }
           })
@@ -165,10 +173,10 @@ export class ApiKeys extends Context.Service<
         const secret = Ids.apiKeySecret()
         const scopes = [...new Set(input.scopes ?? allScopes)]
         const rows = yield* sql<KeyRow>`WITH inserted AS (
-            INSERT INTO api_keys (id, secret_sha256, hint, name, project_id, user_id, scopes, expires_at)
+            INSERT INTO api_keys (id, secret_sha256, hint, name, project_id, user_id, scopes, expires_at, strict_translation)
             VALUES (${Ids.apiKeyId()}, ${hashSecret(secret)}, ${secret.slice(-4)}, ${input.name ?? null},
               ${input.projectId}, ${input.userId ?? null}, ${scopes}::text[],
-              ${input.expiresAt === undefined ? null : new Date(input.expiresAt * 1000)})
+              ${input.expiresAt === undefined ? null : new Date(input.expiresAt * 1000)}, ${input.strictTranslation === true})
             RETURNING *)
           SELECT ${keyColumns(sql)} FROM inserted k JOIN projects p ON p.id = k.project_id`.pipe(guard)
         return { key: view(rows[0]!), secret }
@@ -192,6 +200,15 @@ export class ApiKeys extends Context.Service<
           // at the latest within auth.cache_ttl_seconds.
           cache.clear()
           yield* announceRevocation(sql, id)
+          return view(row)
+        }),
+        setStrict: Effect.fn("ApiKeys.setStrict")(function* (id: string, strict: boolean) {
+          const rows = yield* sql<KeyRow>`WITH updated AS (
+              UPDATE api_keys SET strict_translation = ${strict} WHERE id = ${id} RETURNING *)
+            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(guard)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such API key: ${id}`, "key_id")
+          cache.clear()
           return view(row)
         }),
         verify,

@@ -5,60 +5,40 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { checkCapabilities } from "../../Domain/ChatCapabilityGate.ts"
 import { estimatePromptTokens } from "../../Domain/ChatTokenEstimate.ts"
-import type { ChatCompletion } from "../../Domain/ChatCompletion.ts"
-import { completionToWire } from "../../Domain/ChatCompletionWire.ts"
-import { advisoryFields, type ChatRequest } from "../../Domain/ChatRequest.ts"
+import { advisoryFields, type ChatRequest, type NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ModelConfig, ProviderConfig } from "../../Domain/GatewayConfig.ts"
-import { emptyReport, strictViolation, type TranslationReport, translationReport } from "../../Domain/TranslationReport.ts"
+import {
+  emptyReport,
+  type ProviderFields,
+  strictViolation,
+  type TranslationReport,
+  translationReport
+} from "../../Domain/TranslationReport.ts"
 import { providerFields } from "../../Providers/ProviderFields.ts"
 import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
-import * as Ids from "../../Domain/Ids.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
-import { encodedEvents, type StreamEncoder } from "../../Streams/ChatEventStream.ts"
-import { ChunkNormaliser, type ChunkWire } from "../../Streams/ChunkNormaliser.ts"
+import { encodedEvents } from "../../Streams/ChatEventStream.ts"
 import { withStreamTimeouts } from "../../Streams/StreamTimeouts.ts"
+import type { ChatEncoding, ChatResult } from "./ChatEncoding.ts"
 import { type DeliveryNeeds, DocumentResolver } from "./DocumentResolver.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
+import { ProviderRegistry } from "../Routing/ProviderRegistry.ts"
 import { ProviderRouter, type RouteFilter } from "../Routing/ProviderRouter.ts"
 import type { Served } from "../Routing/RoutedAttempts.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
 
-export type ChatResult<Body = ReturnType<typeof completionToWire>, Chunk = ChunkWire> =
-  | { readonly _tag: "Json"; readonly body: Body }
-  /** Chunks in the dialect's order; fails only before the first chunk (then nothing was sent yet). */
-  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<Chunk, GatewayError> }
+/** The translation report on the request's span, in the client's field names. */
+const translationAttributes = (report: TranslationReport): Record<string, unknown> => ({
+  "gateway.translation.dropped": report.dropped,
+  "gateway.translation.rewritten": report.rewritten.map((r) => `${r.from}->${r.to}`)
+})
 
-/**
- * How a dialect answers: the body of a non-streamed answer from the neutral completion, and a
- * stream encoder per attempt. Chat completions, Responses and Messages differ only here; the
- * gates, documents, routing, retries, fallbacks and metering before it are the same.
- */
-export interface ChatEncoding<Body, Chunk> {
-  readonly json: (completion: ChatCompletion, at: { readonly model: string; readonly created: number; readonly served: Served }) => Body
-  readonly stream: (model: string, created: number) => StreamEncoder<Chunk>
+/** The provider kind whose adapter takes each native API as it is (see `ChatRequest.native`). */
+const nativeKinds: Readonly<Record<NativeRequest["api"], ProviderConfig["kind"]>> = {
+  "anthropic-messages": "anthropic",
+  "openai-responses": "openai"
 }
-
-/** The chat-completions dialect: `chat.completion` objects and spec 6.3 chunks under one `svc_` id. */
-const chatEncoding = (includeUsage: boolean): ChatEncoding<ReturnType<typeof completionToWire>, ChunkWire> => {
-  const id = Ids.responseId()
-  return {
-    json: (completion, served) => completionToWire(completion, { id, created: served.created, model: served.model }),
-    stream: (model, created) => new ChunkNormaliser({ id, created, model }, includeUsage)
-  }
-}
-
-/** What a dialect encodes: the neutral completion and the route that served it, or the normalised chunks. */
-export type NeutralResult =
-  | {
-    readonly _tag: "Completion"
-    readonly completion: ChatCompletion
-    readonly served: Served
-    /** The response id and creation time (seconds) chat completions answer with. */
-    readonly id: string
-    readonly created: number
-  }
-  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<ChunkWire, GatewayError> }
 
 export interface RunOptions {
   /** Strict translation: routes whose codec would drop a field of the request are not taken. */
@@ -68,28 +48,30 @@ export interface RunOptions {
 }
 
 /**
- * The chat completion use case: catalogue lookup, capability gates before any upstream call,
- * routing, and the response in the spec's shape. HTTP concerns stay in the route.
+ * The chat use case behind every dialect: catalogue lookup, capability gates before any
+ * upstream call, documents, routing (strict translation and native-only parts filter the routes
+ * first), metering and the translation report; the answer in the dialect of the encoding the
+ * route passes (`ChatEncoding.ts`). HTTP concerns stay in the routes.
  */
 export class ChatCompletions extends Context.Service<
   ChatCompletions,
   {
-    readonly run: (request: ChatRequest, meter: RequestMeter, projectId: string, options?: RunOptions) => Effect.Effect<ChatResult, GatewayError>
-    /** The same use case answering in another dialect, through that dialect's encoding. */
-    readonly runWith: <Body, Chunk>(
+    /**
+     * The use case in the dialect the encoding gives: chat completions (`chatEncoding`), the
+     * chunk sequence for Messages (`chunkEncoding`), Responses' objects and events.
+     */
+    readonly run: <Body, Chunk>(
       request: ChatRequest,
       meter: RequestMeter,
       projectId: string,
       encoding: ChatEncoding<Body, Chunk>,
       options?: RunOptions
     ) => Effect.Effect<ChatResult<Body, Chunk>, GatewayError>
-    /** The same use case for another dialect's encoder; the stream's chunks always end with usage. */
-    readonly runNeutral: (
-      request: ChatRequest,
-      meter: RequestMeter,
-      projectId: string,
-      options?: RunOptions
-    ) => Effect.Effect<NeutralResult, GatewayError>
+    /**
+     * Input tokens of a request: the provider's own count where the model has a deployment whose
+     * provider counts natively (Anthropic, for a Messages body), else the gateway's estimate.
+     */
+    readonly countTokens: (request: ChatRequest) => Effect.Effect<{ readonly inputTokens: number; readonly counted: boolean }, GatewayError>
   }
 >()("gateway/ChatCompletions") {
   static readonly layer = Layer.effect(
@@ -97,15 +79,24 @@ export class ChatCompletions extends Context.Service<
     Effect.gen(function* () {
       const catalog = yield* ModelCatalog
       const router = yield* ProviderRouter
+      const registry = yield* ProviderRegistry
       const documents = yield* DocumentResolver
       const { config } = yield* GatewayConfigFile
       const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
       const providerConfigs = new Map(config.providers.map((p) => [p.id, p]))
+      // The catalogue is fixed while the process runs: one field table per provider and model, made on first use.
+      const tables = new Map<string, ProviderFields>()
+      const tableOf = (settings: ProviderConfig, model: ModelConfig): ProviderFields => {
+        const key = `${settings.id}\u0000${model.id}`
+        let table = tables.get(key)
+        if (table === undefined) tables.set(key, (table = providerFields(settings, model)))
+        return table
+      }
       const reportFor = (request: ChatRequest, provider: string, model: ModelConfig): TranslationReport => {
-        // A request an `openai` provider takes in its own dialect (Responses) is not translated.
-        if (request.native !== undefined && providerKinds.get(provider) === "openai") return emptyReport
         const settings = providerConfigs.get(provider)
-        return settings === undefined ? emptyReport : translationReport(request, providerFields(settings, model), advisoryFields)
+        // A native call translates nothing: the provider gets the client's own request.
+        if (settings === undefined || (request.native !== undefined && nativeKinds[request.native.api] === settings.kind)) return emptyReport
+        return translationReport(request, tableOf(settings, model), advisoryFields)
       }
       const noted = (meter: RequestMeter, request: ChatRequest, served: Served) => {
         const model = catalog.find(served.model)?.config
@@ -161,7 +152,7 @@ export class ChatCompletions extends Context.Service<
       const deadlineMs = config.routing.deadline_ms
 
       const spans = yield* optionalSpans
-      const runWith = Effect.fnUntraced(function* <Body, Chunk>(
+      const run = Effect.fnUntraced(function* <Body, Chunk>(
         input: ChatRequest,
         meter: RequestMeter,
         projectId: string,
@@ -183,6 +174,10 @@ export class ChatCompletions extends Context.Service<
           meter.served = served
           meter.usage = completion.usage
           noted(meter, request, served)
+          const report = meter.translation
+          if (spans.enabled && report !== undefined && (report.dropped.length > 0 || report.rewritten.length > 0)) {
+            yield* Effect.annotateCurrentSpan(translationAttributes(report))
+          }
           return { _tag: "Json", body: encoding.json(completion, { model: served.model, created, served }) } satisfies ChatResult<Body, Chunk>
         }
         meter.streamed = true
@@ -216,21 +211,35 @@ export class ChatCompletions extends Context.Service<
               })
             })
         })
-        return { _tag: "Stream", chunks: bounded } satisfies ChatResult<Body, Chunk>
+        if (!spans.enabled) return { _tag: "Stream", chunks: bounded } satisfies ChatResult<Body, Chunk>
+        // Traced: the report goes on the request's span once the first chunk names the route that serves.
+        let reported = false
+        const traced = Stream.tap(bounded, () => {
+          if (reported) return Effect.void
+          reported = true
+          const report = meter.translation
+          return report === undefined || (report.dropped.length === 0 && report.rewritten.length === 0)
+            ? Effect.void
+            : Effect.annotateCurrentSpan(translationAttributes(report))
+        })
+        return { _tag: "Stream", chunks: traced } satisfies ChatResult<Body, Chunk>
       }, spans.span("ChatCompletions.run"))
-      const run = (request: ChatRequest, meter: RequestMeter, projectId: string, options?: RunOptions) =>
-        runWith(request, meter, projectId, chatEncoding(request.includeUsage), options)
-
-      const runNeutral = (request: ChatRequest, meter: RequestMeter, projectId: string, options?: RunOptions) => {
-        const id = Ids.responseId()
-        const neutral: ChatEncoding<NeutralResult, ChunkWire> = {
-          json: (completion, at) => ({ _tag: "Completion", completion, served: at.served, id, created: at.created }),
-          stream: (model, created) => new ChunkNormaliser({ id, created, model }, request.includeUsage)
+      const countTokens = Effect.fn("ChatCompletions.countTokens")(function* (request: ChatRequest) {
+        const model = (yield* catalog.require(request.model, "chat")).config
+        const native = request.native
+        if (native !== undefined) {
+          for (const deployment of model.deployments) {
+            if (providerKinds.get(deployment.provider) !== nativeKinds[native.api]) continue
+            const counter = registry.chat(deployment.provider)?.countTokens
+            if (counter === undefined) continue
+            const inputTokens = yield* counter(native, { upstreamModel: deployment.model, model })
+            return { inputTokens, counted: true }
+          }
         }
-        return Effect.map(runWith(request, meter, projectId, neutral, options), (result): NeutralResult => (result._tag === "Json" ? result.body : result))
-      }
+        return { inputTokens: estimatePromptTokens(request), counted: false }
+      })
 
-      return ChatCompletions.of({ run, runWith, runNeutral })
+      return ChatCompletions.of({ run, countTokens })
     })
   )
 }

@@ -10,7 +10,8 @@ import { chatRequestOf } from "../../Dialects/Responses/ResponsesDecoder.ts"
 import type { ResponsesCall, ResponsesCreate } from "../../Dialects/Responses/ResponsesRequest.ts"
 import { streamErrorCode } from "../../Dialects/Responses/ResponsesSse.ts"
 import { type ResponseEvent, ResponsesStreamEncoder } from "../../Dialects/Responses/ResponsesStreamEncoder.ts"
-import { type ChatEncoding, ChatCompletions, type RunOptions } from "../Chat/ChatCompletions.ts"
+import { ChatCompletions, type RunOptions } from "../Chat/ChatCompletions.ts"
+import type { ChatEncoding } from "../Chat/ChatEncoding.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
 import { ResponseStore } from "./ResponseStore.ts"
 
@@ -93,7 +94,7 @@ export class Responses extends Context.Service<
             stream: (model, created) => (latest = new ResponsesStreamEncoder(call.create, { id, createdAt: created, model }, now))
           }
           const failed = (error: GatewayError) => latest?.fail(streamErrorCode(error.reason), error.reason.message) ?? []
-          return Effect.flatMap(chat.runWith(call.chat, meter, projectId, encoding, options), (result): Effect.Effect<ResponsesResult, GatewayError> => {
+          return Effect.flatMap(chat.run(call.chat, meter, projectId, encoding, options), (result): Effect.Effect<ResponsesResult, GatewayError> => {
             if (result._tag === "Json") return Effect.as(keep(projectId, call, result.body), result)
             const events = result.chunks.pipe(
               Stream.catch((error) => (latest?.hasStarted === true ? Stream.fromIterable(failed(error)) : Stream.fail(error))),

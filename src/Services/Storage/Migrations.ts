@@ -9,7 +9,8 @@ import generatedImages from "./migrations/0008_generated_images.ts"
 import billing from "./migrations/0009_billing.ts"
 import rateWindows from "./migrations/0010_rate_windows.ts"
 import consoleSessions from "./migrations/0012_console_sessions.ts"
-import storedResponses from "./migrations/0013_stored_responses.ts"
+import strictTranslation from "./migrations/0013_strict_translation.ts"
+import storedResponses from "./migrations/0015_stored_responses.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -23,7 +24,8 @@ export const migrations = Migrator.fromRecord({
   "0009_billing": billing,
   "0010_rate_windows": rateWindows,
   "0012_console_sessions": consoleSessions,
-  "0013_stored_responses": storedResponses
+  "0013_strict_translation": strictTranslation,
+  "0015_stored_responses": storedResponses
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })

@@ -14,7 +14,7 @@ const model = (reasoningModel: boolean) =>
 
 const run = (events: ReadonlyArray<Record<string, unknown>>) => {
   const state = initialResponsesApiStreamState()
-  return events.map((event, i) => responsesApiStreamStep(state, JSON.stringify({ ...event, sequence_number: i })))
+  return events.map((event, i) => responsesApiStreamStep(state, String(event["type"]), JSON.stringify({ ...event, sequence_number: i })))
 }
 const neutral = (steps: ReturnType<typeof run>) =>
   steps.flatMap((step) => (step._tag === "Error" ? [] : step.events.filter((e) => e._tag !== "Native")))
@@ -22,14 +22,14 @@ const neutral = (steps: ReturnType<typeof run>) =>
 /** OpenAI's Responses API, read back into neutral terms (golden bodies shaped like its API reference's examples). */
 describe("OpenAI Responses API codec", () => {
   it("the upstream body is the client's, for the upstream model, stored nowhere, with encrypted reasoning for reasoning models", () => {
-    const native = { dialect: "responses" as const, body: { model: "m", input: "hi", previous_response_id: "resp_x", stream: true, include: ["message.output_text.logprobs"] } }
+    const native = { api: "openai-responses" as const, body: { model: "m", input: "hi", previous_response_id: "resp_x", stream: true, include: ["message.output_text.logprobs"] } }
     expect(responsesApiBody(native, { upstreamModel: "o4-mini", model: model(true) }, false)).toEqual({
       model: "o4-mini",
       input: "hi",
       store: false,
       include: ["message.output_text.logprobs", "reasoning.encrypted_content"]
     })
-    expect(responsesApiBody({ dialect: "responses", body: { model: "m", input: "hi" } }, { upstreamModel: "gpt-4.1", model: model(false) }, true)).toEqual({
+    expect(responsesApiBody({ api: "openai-responses", body: { model: "m", input: "hi" } }, { upstreamModel: "gpt-4.1", model: model(false) }, true)).toEqual({
       model: "gpt-4.1",
       input: "hi",
       store: false,
@@ -88,6 +88,6 @@ describe("OpenAI Responses API codec", () => {
     expect(failed).toEqual({ _tag: "Error", message: "boom", retryable: true })
     const [error] = run([{ type: "error", code: "invalid_prompt", message: "no", param: null }])
     expect(error).toEqual({ _tag: "Error", message: "no", retryable: false })
-    expect(responsesApiStreamStep(initialResponsesApiStreamState(), "{not json")).toMatchObject({ _tag: "Error" })
+    expect(responsesApiStreamStep(initialResponsesApiStreamState(), "message", "{not json")).toMatchObject({ _tag: "Error" })
   })
 })
