@@ -247,3 +247,17 @@ export class GatewayError extends Schema.TaggedError<GatewayError>()("GatewayErr
 /** A model id nobody configured: the same 404 on every endpoint. */
 export const unknownModel = (model: string): GatewayError =>
   GatewayError.notFound(`The model '${model}' does not exist or you do not have access to it.`, "model", "model_not_found")
+
+/**
+ * A key without the endpoint's scope: its scopes, and how to get one that has it (scopes are
+ * fixed when a key is made, so the fix is a new key).
+ */
+export const missingScope = (needed: string, has: Iterable<string>): GatewayError => {
+  const scopes = [...has]
+  return GatewayError.forbidden(
+    `This API key does not have the '${needed}' scope required by this endpoint; its scopes are ${scopes.length === 0 ? "none" : scopes.join(", ")}. ` +
+      `A key's scopes are fixed when it is created: create a new key with the '${needed}' scope ` +
+      `(npm run admin -- keys create --project <project_id> --scopes ${[...scopes, needed].join(",")}, or POST /admin/projects/{project_id}/keys with "scopes").`,
+    "missing_scope"
+  )
+}

@@ -28,10 +28,10 @@ export const SpendLimitBody = Schema.Struct({
 }).annotate({ identifier: "SpendLimitBody" })
 
 export const RateLimitBody = Schema.Struct({
-  /** Requests per minute; null: none. Both null clears the limit. */
-  rpm: Schema.NullOr(PerMinute),
-  /** Tokens per minute (prompt plus the output cap at admission, corrected when the call ends); null: none. */
-  tpm: Schema.NullOr(PerMinute),
+  /** Requests per minute; null or omitted: none. Both none clears the limit; at least one must be sent. */
+  rpm: Schema.optionalKey(Schema.NullOr(PerMinute)),
+  /** Tokens per minute (prompt plus the output cap at admission, corrected when the call ends); null or omitted: none. */
+  tpm: Schema.optionalKey(Schema.NullOr(PerMinute)),
   /** A key of the project, or a model id for the project's limit on that model; omitted: the project's own limit. */
   key_id: Schema.optionalKey(Id),
   model: Schema.optionalKey(Id)

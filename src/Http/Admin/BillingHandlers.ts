@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import type { GatewayError } from "../../Domain/GatewayError.ts"
+import { GatewayError } from "../../Domain/GatewayError.ts"
 import { BillingAdmin } from "../../Services/Billing/BillingAdmin.ts"
 import { errorResponse } from "../ErrorResponse.ts"
 import { currentRequestId } from "../Handler.ts"
@@ -29,13 +29,15 @@ export const BillingGroupLive = HttpApiBuilder.group(AdminApi, "billing", (handl
         respond(billing.setSpendLimit({ projectId: params.project_id, keyId: payload.key_id, period: payload.period, limitUsd: payload.limit_usd })))
       .handle("setRateLimit", ({ params, payload }) =>
         respond(
-          billing.setRateLimit({
-            projectId: params.project_id,
-            keyId: payload.key_id,
-            model: payload.model,
-            rpm: payload.rpm,
-            tpm: payload.tpm
-          })
+          payload.rpm === undefined && payload.tpm === undefined
+            ? Effect.fail(GatewayError.invalid("Send rpm, tpm or both (an omitted one means none; both null clears the limit).", "rpm"))
+            : billing.setRateLimit({
+              projectId: params.project_id,
+              keyId: payload.key_id,
+              model: payload.model,
+              rpm: payload.rpm ?? null,
+              tpm: payload.tpm ?? null
+            })
         ))
   })
 )
