@@ -13,6 +13,7 @@ import { storageGuard } from "../Storage/StorageGuard.ts"
 import { Admission } from "./Admission.ts"
 import { billingStatus, creditLedger, setRateLimit, setSpendLimit } from "./BillingAdminStore.ts"
 import type { Period } from "./BillingDecision.ts"
+import { announcePolicyChange } from "./BillingPolicyNotices.ts"
 import { credit, singleSession } from "./BillingStore.ts"
 import { AppConfig } from "../Config/AppConfig.ts"
 
@@ -61,8 +62,10 @@ export class BillingAdmin extends Context.Service<
       if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
       const accounts = yield* Accounts
       const guard = storageGuard((yield* GatewayConfigFile).config.resilience)
-      // The gateway reloads its admission data at once; the CLI has none to reload.
-      const refresh = Option.match(yield* Effect.serviceOption(Admission), { onNone: () => Effect.void, onSome: (a) => a.refresh })
+      // This instance reloads its admission data at once (the CLI has none to reload); every
+      // other instance on the database when the notice reaches it (BillingPolicyNotices).
+      const reload = Option.match(yield* Effect.serviceOption(Admission), { onNone: () => Effect.void, onSome: (a) => a.refresh })
+      const refresh = (projectId: string) => Effect.andThen(reload, announcePolicyChange(sql, projectId))
 
       /** The project exists, and the key (if any) is one of its keys. */
       const check = Effect.fn("BillingAdmin.check")(function* (projectId: string, keyId: string | undefined) {
@@ -91,7 +94,7 @@ export class BillingAdmin extends Context.Service<
             requestId: input.requestId ?? null,
             grantedBy: input.grantedBy ?? null
           }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         }),
         ledger: Effect.fn("BillingAdmin.ledger")(function* (projectId: string, limit: number) {
@@ -102,7 +105,7 @@ export class BillingAdmin extends Context.Service<
           const keyId = yield* check(input.projectId, input.keyId)
           const limit = input.limitUsd === null ? null : nanoFromUsd(input.limitUsd)
           yield* setSpendLimit(sql, { projectId: input.projectId, keyId, period: input.period, limit }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         }),
         setRateLimit: Effect.fn("BillingAdmin.setRateLimit")(function* (input: RateLimitInput) {
@@ -113,7 +116,7 @@ export class BillingAdmin extends Context.Service<
             return yield* GatewayError.invalid("Give 'rpm', 'tpm' or both (null removes one; both null remove the limit)", "rpm")
           }
           yield* setRateLimit(sql, { projectId: input.projectId, keyId, model, rpm: input.rpm, tpm: input.tpm }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         })
       })
