@@ -60,7 +60,7 @@ export const authenticated = <A, E, R>(
           principal.scopes.has(scope)
             ? Effect.provideService(handler, CurrentPrincipal, principal)
             : Effect.fail<E | GatewayError>(
-              missingScope(scope, principal.scopes)
+              missingScope(scope, principal.keyId, principal.scopes)
             )
         )
       })

@@ -130,7 +130,7 @@ describe("refusals that name their cause and the fix", () => {
     expect(error.message).toContain("max_tokens")
   })
 
-  it("403 lists the key's scopes and says to create a key with the missing one", async () => {
+  it("403 lists the key's scopes and says how to get the missing one", async () => {
     const key = await gw.createKey({ scopes: ["chat", "models"] })
     const res = await gw.postJson("/v1/embeddings", { model: "gpt-small", input: "x" }, key.secret)
     expect(res.status).toBe(403)
@@ -138,8 +138,8 @@ describe("refusals that name their cause and the fix", () => {
     expect(error.code).toBe("missing_scope")
     expect(error.message).toContain("does not have the 'embeddings' scope")
     expect(error.message).toContain("its scopes are chat, models")
-    expect(error.message).toContain("A key's scopes are fixed when it is created: create a new key with the 'embeddings' scope")
-    expect(error.message).toContain("--scopes chat,models,embeddings")
+    expect(error.message).toContain(`An admin can add 'embeddings' to this key (the console's Keys page, or POST /admin/keys/${key.keyId}/scopes with {"scopes":["chat","models","embeddings"]})`)
+    expect(error.message).toContain("or create a new key with it (npm run admin -- keys create --project <project_id> --scopes chat,models,embeddings)")
   })
 
   it("admin API: a rate limit with only rpm (or only tpm) is accepted; neither is refused naming both", async () => {
@@ -154,7 +154,7 @@ describe("refusals that name their cause and the fix", () => {
     ])
     const neither = await admin("POST", path, { body: {} })
     expect(neither.status).toBe(400)
-    expect((neither.body as { error: { message: string; param: string } }).error).toMatchObject({ param: "rpm", message: expect.stringContaining("Send rpm, tpm or both") })
+    expect((neither.body as { error: { message: string; param: string } }).error).toMatchObject({ param: "rpm", message: expect.stringContaining("Give 'rpm', 'tpm' or both") })
   })
 
   it("admin API: {amount: 5} says to use amount_usd", async () => {

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { GatewayError } from "../../Domain/GatewayError.ts"
+import type { GatewayError } from "../../Domain/GatewayError.ts"
 import { BillingAdmin } from "../../Services/Billing/BillingAdmin.ts"
 import { errorResponse } from "../ErrorResponse.ts"
 import { currentRequestId } from "../Handler.ts"
@@ -21,7 +21,8 @@ export const BillingGroupLive = HttpApiBuilder.group(AdminApi, "billing", (handl
             amountUsd: payload.amount_usd,
             kind: payload.kind ?? "grant",
             note: payload.note,
-            requestId: payload.request_id
+            requestId: payload.request_id,
+            grantedBy: payload.granted_by
           })
         ))
       .handle("listCredits", ({ params, query }) => respond(billing.ledger(params.project_id, query.limit ?? 100)))
@@ -29,15 +30,13 @@ export const BillingGroupLive = HttpApiBuilder.group(AdminApi, "billing", (handl
         respond(billing.setSpendLimit({ projectId: params.project_id, keyId: payload.key_id, period: payload.period, limitUsd: payload.limit_usd })))
       .handle("setRateLimit", ({ params, payload }) =>
         respond(
-          payload.rpm === undefined && payload.tpm === undefined
-            ? Effect.fail(GatewayError.invalid("Send rpm, tpm or both (an omitted one means none; both null clears the limit).", "rpm"))
-            : billing.setRateLimit({
-              projectId: params.project_id,
-              keyId: payload.key_id,
-              model: payload.model,
-              rpm: payload.rpm ?? null,
-              tpm: payload.tpm ?? null
-            })
+          billing.setRateLimit({
+            projectId: params.project_id,
+            keyId: payload.key_id,
+            model: payload.model,
+            rpm: payload.rpm,
+            tpm: payload.tpm
+          })
         ))
   })
 )
