@@ -13,6 +13,7 @@ import { storageGuard } from "../Storage/StorageGuard.ts"
 import { Admission } from "./Admission.ts"
 import { billingStatus, creditLedger, setRateLimit, setSpendLimit } from "./BillingAdminStore.ts"
 import type { Period } from "./BillingDecision.ts"
+import { announcePolicyChange } from "./BillingPolicyNotices.ts"
 import { credit, singleSession } from "./BillingStore.ts"
 import { AppConfig } from "../Config/AppConfig.ts"
 
@@ -58,8 +59,10 @@ export class BillingAdmin extends Context.Service<
       if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
       const accounts = yield* Accounts
       const guard = storageGuard((yield* GatewayConfigFile).config.resilience)
-      // The gateway reloads its admission data at once; the CLI has none to reload.
-      const refresh = Option.match(yield* Effect.serviceOption(Admission), { onNone: () => Effect.void, onSome: (a) => a.refresh })
+      // This instance reloads its admission data at once (the CLI has none to reload); every
+      // other instance on the database when the notice reaches it (BillingPolicyNotices).
+      const reload = Option.match(yield* Effect.serviceOption(Admission), { onNone: () => Effect.void, onSome: (a) => a.refresh })
+      const refresh = (projectId: string) => Effect.andThen(reload, announcePolicyChange(sql, projectId))
 
       /** The project exists, and the key (if any) is one of its keys. */
       const check = Effect.fn("BillingAdmin.check")(function* (projectId: string, keyId: string | undefined) {
@@ -87,7 +90,7 @@ export class BillingAdmin extends Context.Service<
             note: input.note ?? null,
             requestId: input.requestId ?? null
           }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         }),
         ledger: Effect.fn("BillingAdmin.ledger")(function* (projectId: string, limit: number) {
@@ -98,7 +101,7 @@ export class BillingAdmin extends Context.Service<
           const keyId = yield* check(input.projectId, input.keyId)
           const limit = input.limitUsd === null ? null : nanoFromUsd(input.limitUsd)
           yield* setSpendLimit(sql, { projectId: input.projectId, keyId, period: input.period, limit }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         }),
         setRateLimit: Effect.fn("BillingAdmin.setRateLimit")(function* (input: RateLimitInput) {
@@ -106,7 +109,7 @@ export class BillingAdmin extends Context.Service<
           const model = input.model ?? ""
           if (keyId !== "" && model !== "") return yield* GatewayError.invalid("A rate limit is per key or per model of the project, not both", "model")
           yield* setRateLimit(sql, { projectId: input.projectId, keyId, model, rpm: input.rpm, tpm: input.tpm }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         })
       })

@@ -56,8 +56,8 @@ export interface LeaseStore {
 }
 
 /**
- * Takes a slice under the project's row lock: the same room `reserve` decides on (expired holds
- * and leases dropped first), sized by `leaseGrant`, added to the lease's row and debited from
+ * Takes a slice under the project's row lock: the same room `reserve` decides on (expired leases
+ * dropped first), sized by `leaseGrant`, added to the lease's row and debited from
  * the room at once.
  */
 export const takeLease = (sql: SqlClient.SqlClient, input: LeaseTake): Effect.Effect<LeaseTakeOutcome, SqlError.SqlError> =>
@@ -66,6 +66,10 @@ export const takeLease = (sql: SqlClient.SqlClient, input: LeaseTake): Effect.Ef
     Effect.gen(function* () {
       const account = yield* lockAccount(sql, input.projectId)
       if (account === undefined) return { _tag: "Unbilled" } as const
+      // An expired lease is one whose instance died or lost the database for a whole TTL: what
+      // it held is free again. Unlike a request's hold it leaves no trace worth reconciling
+      // (its settled requests were written as they flushed), so it goes.
+      yield* sql`DELETE FROM reservations WHERE project_id = ${input.projectId} AND id LIKE 'lease:%' AND expires_at <= ${new Date(input.now)}`
       const state = yield* readState(sql, input.projectId, input.keyId, account.balance, input.now)
       const granted = leaseGrant(roomOf(state), input.want, input.least)
       if (granted === undefined) return { _tag: "Refused", refusal: refusalOf(state, input.least) ?? { which: "balance", available: 0n } } as const
