@@ -3,16 +3,13 @@ import { Effect } from "effect"
 import { Admission } from "../../src/Services/Billing/Admission.ts"
 import { adminCall } from "../support/AdminClient.ts"
 import { useGateway } from "../support/UseGateway.ts"
-import { billingConfig, completion, eventually } from "./BillingSupport.ts"
+import { actualNano, billingConfig, completion, eventually, worstCaseNano } from "./BillingSupport.ts"
 
 const token = "admin-token-billing-leases-0123456789abcdef"
 
-/**
- * A model twenty times dearer than the billing tests' usual one: "hi" holds 5 x 20,000 + 100 x
- * 40,000 = 4,100,000 nano-dollars; the fixture's usage (19 in, 10 out) costs 780,000.
- */
-const dearWorst = 4_100_000
-const dearActual = 780_000
+/** A model twenty times dearer than the billing tests' usual one: its hold and cost are twenty times theirs. */
+const dearWorst = 20 * worstCaseNano
+const dearActual = 20 * actualNano
 
 const config = (upstreamUrl: string) => {
   const base = billingConfig(upstreamUrl, { billing: { leases: { min_rate: 0 } } })
