@@ -147,7 +147,7 @@ export const ensureAccount = (sql: SqlClient.SqlClient, projectId: string) =>
  */
 export const credit = (
   sql: SqlClient.SqlClient,
-  input: { readonly projectId: string; readonly amount: bigint; readonly kind: "grant" | "refund"; readonly note: string | null; readonly requestId: string | null }
+  input: { readonly projectId: string; readonly amount: bigint; readonly kind: "grant" | "refund"; readonly note: string | null; readonly requestId: string | null; readonly grantedBy?: string | null }
 ): Effect.Effect<bigint, SqlError.SqlError> =>
   transaction(sql, 
     Effect.gen(function* () {
@@ -156,8 +156,8 @@ export const credit = (
       const [row] = yield* sql<{ balance: string }>`UPDATE billing_accounts
         SET balance_nano = coalesce(balance_nano, 0) + ${amount}::bigint, updated_at = now()
         WHERE project_id = ${input.projectId} RETURNING balance_nano::text AS balance`
-      yield* sql`INSERT INTO credit_ledger (project_id, kind, amount_nano, request_id, note)
-        VALUES (${input.projectId}, ${input.kind}, ${amount}::bigint, ${input.requestId}, ${input.note})`
+      yield* sql`INSERT INTO credit_ledger (project_id, kind, amount_nano, request_id, note, granted_by)
+        VALUES (${input.projectId}, ${input.kind}, ${amount}::bigint, ${input.requestId}, ${input.note}, ${input.grantedBy ?? null})`
       return big(row?.balance)
     })
   )
