@@ -11,8 +11,8 @@ import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
 import type { UsageEndpoint, UsageError, UsageEvent } from "../../Domain/UsageEvent.ts"
 import { boundedCount, usageBounds } from "../../Domain/UsageBounds.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
-import { GatewayMetrics } from "../Metrics/GatewayMetrics.ts"
 import { AttemptLog, type Served } from "../Routing/RoutedAttempts.ts"
+import { RequestObservers } from "./RequestObserver.ts"
 import { UsageLedger } from "./UsageLedger.ts"
 
 /** What one request accumulates while it runs; written once, when the request's scope closes. */
@@ -81,9 +81,9 @@ export const openMeter = (input: {
     const clock = Context.get(context, Clock.Clock)
     const startedAt = clock.currentTimeMillisUnsafe()
     const meter = new RequestMeter(input.requestId)
-    // Undefined unless `metrics.enabled`: then the request is counted once, when it ends.
-    const metrics = Context.getOrUndefined(context, GatewayMetrics)?.recorder
-    metrics?.live.add(meter)
+    // Undefined unless an observer is installed (`metrics.enabled`): then the request is counted once, when it ends.
+    const observer = Context.getOrUndefined(context, RequestObservers)?.observer
+    observer?.started(meter)
     // Straight on the scope: `Effect.addFinalizer` would re-provide the whole service context
     // to the finalizer, a copy of every service per request.
     const finalizer = Scope.addFinalizerExit(Context.get(context, Scope.Scope), (exit) => {
@@ -126,7 +126,7 @@ export const openMeter = (input: {
         ...(translationOf(meter) === undefined ? {} : { translation: translationOf(meter)! }),
         ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } })
       }
-      metrics?.ended(meter, event, input.principal.projectId)
+      observer?.ended(meter, event, input.principal.projectId)
       const recorded = ledger.record(event)
       return meter.settle === undefined ? recorded : Effect.andThen(recorded, meter.settle(cost, usage.promptTokens + usage.completionTokens))
     })
