@@ -17,7 +17,8 @@ import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
 import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
-import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
+import { billingRefused, notPriced, storeDenied } from "./AdmissionErrors.ts"
+import { rateLimited } from "./RateLimitRefusal.ts"
 import { AdmissionPrecheck, creditDecidesEveryModel, headerCharges } from "./AdmissionPrecheck.ts"
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
@@ -142,7 +143,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               const headers = rateLimitHeaders(decision.states)
               if (decision.admitted) return Effect.succeed<Readonly<Record<string, string>> | undefined>(headers)
               stats.rateLimited++
-              return Effect.fail(rateLimited(decision, headers))
+              return Effect.fail(rateLimited(decision, headers, charges))
             }),
             Effect.catchTag("WindowStoreFailure", (failure) => {
               stats.rateLimitStoreFailures++
@@ -178,7 +179,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
                   return Effect.succeed(true)
                 }
                 if (outcome._tag === "Unbilled") return Effect.succeed(false)
-                const refused = billingRefused(stats, outcome.refusal, amount)
+                const refused = billingRefused(stats, outcome.refusal, amount, ask.setBy)
                 const scope = outcome.refusal.which === "key_limit" ? `k:${principal.keyId}` : `p:${principal.projectId}`
                 return Effect.andThen(
                   release(0),
@@ -227,7 +228,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               early.noteStates(decision.states)
               if (decision.admitted) return Effect.void
               stats.rateLimited++
-              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states)))
+              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states), charges))
             })
           )
         })
