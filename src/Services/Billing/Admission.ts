@@ -14,6 +14,7 @@ import { AppConfig } from "../Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { connectRedis } from "../Routing/RedisConnection.ts"
 import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
+import { leasedWindowStore } from "../RateLimits/LeasedWindowStore.ts"
 import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
@@ -254,7 +255,10 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       const app = yield* AppConfig
       const { config } = yield* GatewayConfigFile
       if (app.redisUrl === undefined) {
-        return yield* Admission.make(app.databaseUrl === undefined ? memoryWindowStore() : postgresWindowStore(yield* SqlClient.SqlClient))
+        if (app.databaseUrl === undefined) return yield* Admission.make(memoryWindowStore())
+        const sql = yield* SqlClient.SqlClient
+        const shares = config.limits.window_leases
+        return yield* Admission.make(shares.enabled ? leasedWindowStore(sql, randomUUID(), shares.span_ms) : postgresWindowStore(sql))
       }
       const client = yield* connectRedis(app.redisUrl, config.resilience)
       return yield* Admission.make(redisWindowStore(client, app.redisPrefix))
