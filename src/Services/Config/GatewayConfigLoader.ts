@@ -13,6 +13,7 @@ import { GatewayConfig } from "../../Domain/GatewayConfig.ts"
 import { profileFor, profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { declaredImageKeys, imageModelProblem, withImageFamilies } from "./ImageModelCheck.ts"
+import { entryOf, lineOf, pathSegments, schemaProblem } from "./ConfigErrorHints.ts"
 import { keyVariables } from "./ProviderKeys.ts"
 import { replaceReferences } from "./Interpolation.ts"
 
@@ -21,9 +22,15 @@ export class ConfigLoadError extends Data.TaggedError("ConfigLoadError")<{
   readonly file: string
   readonly path: string
   readonly problem: string
+  /** The file's line, when read from a file. */
+  readonly line?: number
+  /** The entry the path is in (`provider 'vllm'`), when it has an id. */
+  readonly entry?: string
 }> {
   override get message(): string {
-    return this.path === "" ? `${this.file}: ${this.problem}` : `${this.file}: ${this.path}: ${this.problem}`
+    const where = this.line === undefined ? this.file : `${this.file}:${this.line}`
+    const path = this.entry === undefined ? this.path : `${this.path} (${this.entry})`
+    return this.path === "" ? `${where}: ${this.problem}` : `${where}: ${path}: ${this.problem}`
   }
   override toString(): string {
     return this.message
@@ -127,7 +134,7 @@ export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<st
         const first = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
         const path = (first?.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
         const message = first?.message ?? "invalid"
-        const problem = message === "Expected no excess property" ? "unknown key" : message.replace(/^Expected /, "expected ")
+        const problem = schemaProblem(error, path as Path, message, interpolated.value)
         return new ConfigLoadError({ file, path: formatPath(path as Path), problem })
       })
     )
@@ -164,7 +171,7 @@ const crossCheck = (config: GatewayConfig): { path: string; problem: string } | 
     for (const [j, deployment] of model.deployments.entries()) {
       const provider = providers.get(deployment.provider)
       if (provider === undefined) {
-        return { path: `models[${i}].deployments[${j}].provider`, problem: `unknown provider "${deployment.provider}"` }
+        return { path: `models[${i}].deployments[${j}].provider`, problem: `unknown provider "${deployment.provider}" (known: ${[...providers.keys()].join(", ") || "none"})` }
       }
       if (model.kind === "embedding" && provider.kind === "anthropic") {
         return {
@@ -222,7 +229,15 @@ export const loadConfigFile = (file: string, env: Readonly<Record<string, string
       })
     }
     const raw: unknown = document.toJS()
-    const config = yield* decodeConfig(file, raw, env)
+    const config = yield* decodeConfig(file, raw, env).pipe(
+      Effect.mapError((error) => {
+        if (error.path === "" || error.path.startsWith("line ")) return error
+        const segments = pathSegments(error.path)
+        const line = lineOf(document, text, segments)
+        const entry = entryOf(raw, segments)
+        return new ConfigLoadError({ ...error, ...(line === undefined ? {} : { line }), ...(entry === undefined ? {} : { entry }) })
+      })
+    )
     const modifiedAt = Math.floor(statSync(file).mtimeMs / 1000)
     return { file, config, modifiedAt, keyVariables: keyVariables(raw) } satisfies LoadedConfig
   })

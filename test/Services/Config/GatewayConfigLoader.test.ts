@@ -17,6 +17,37 @@ const provider = { id: "openai", kind: "openai", base_url: "https://api.openai.c
 const model = { id: "m", kind: "chat", deployments: [{ provider: "openai", model: "gpt" }] }
 
 describe("gateway.yaml", () => {
+  it("an error read from a file names its line, the entry's id and the nearest valid key or value", () => {
+    const dir = mkdtempSync(NodePath.join(tmpdir(), "gw-hints-"))
+    const write = (lines: ReadonlyArray<string>) => {
+      const file = NodePath.join(dir, "gateway.yaml")
+      writeFileSync(file, lines.join("\n"))
+      return errorOf(Effect.runSyncExit(loadConfigFile(file, {})))
+    }
+    const typo = write([
+      "providers:",
+      "  - id: openai",
+      "    kind: openai",
+      "    base_url: https://api.openai.com/v1",
+      "  - id: local",
+      "    kind: openai-compatible",
+      "    base_ulr: http://127.0.0.1:8000/v1"
+    ])
+    expect(typo).toMatch(/gateway\.yaml:7: providers\[1\]\.base_ulr \(provider 'local'\): unknown key; did you mean 'base_url'\?$/)
+    const profile = write(["providers:", "  - id: vllm", "    kind: vllm", "    base_url: http://127.0.0.1:8000/v1"])
+    expect(profile).toMatch(/gateway\.yaml:3: providers\[0\]\.kind \(provider 'vllm'\): expected .*; "vllm" is a profile of openai-compatible: write kind: openai-compatible and profile: vllm$/)
+    const unknown = write([
+      "providers:",
+      "  - { id: openai, kind: openai, base_url: \"https://api.openai.com/v1\" }",
+      "  - { id: groq, kind: openai-compatible, base_url: \"https://api.groq.com/openai/v1\" }",
+      "models:",
+      "  - id: chat",
+      "    kind: chat",
+      "    deployments: [{ provider: opneai, model: gpt-4.1-mini }]"
+    ])
+    expect(unknown).toMatch(/gateway\.yaml:7: models\[0\]\.deployments\[0\]\.provider \(model 'chat'\): unknown provider "opneai" \(known: openai, groq\)$/)
+  })
+
   it("interpolates ${VAR} and ${VAR:-default} in values only", () => {
     expect(interpolate({ a: "x-${A}-y", b: ["${B:-dflt}"], c: "$${A}" }, { A: "1" })).toEqual({ value: { a: "x-1-y", b: ["dflt"], c: "${A}" } })
     expect(interpolate({ p: [{ k: "${NOPE}" }] }, {})).toEqual({ missing: "NOPE", path: ["p", 0, "k"] })
@@ -37,12 +68,12 @@ describe("gateway.yaml", () => {
     )
     expect(errorOf(decode({ providers: [{ ...provider, kind: "azure" }] }, { KEY: "k" }))).toMatch(/^gw\.yaml: providers\[0\]\.kind: expected "openai" \| /i)
     expect(errorOf(decode({ providers: [provider], models: [{ ...model, deployments: [{ provider: "nope", model: "x" }] }] }, { KEY: "k" }))).toBe(
-      'gw.yaml: models[0].deployments[0].provider: unknown provider "nope"'
+      'gw.yaml: models[0].deployments[0].provider: unknown provider "nope" (known: openai)'
     )
     expect(errorOf(decode({ providers: [provider], models: [{ ...model, fallbacks: ["ghost"] }] }, { KEY: "k" }))).toBe(
       'gw.yaml: models[0].fallbacks[0]: unknown model "ghost"'
     )
-    expect(errorOf(decode({ providers: [provider], modles: [] }, { KEY: "k" }))).toBe("gw.yaml: modles: unknown key")
+    expect(errorOf(decode({ providers: [provider], modles: [] }, { KEY: "k" }))).toBe("gw.yaml: modles: unknown key; did you mean 'models'?")
     expect(errorOf(decode({ providers: [provider, provider] }, { KEY: "k" }))).toBe('gw.yaml: providers[1].id: duplicate provider id "openai"')
   })
 
@@ -73,7 +104,7 @@ describe("gateway.yaml", () => {
     expect(result.status).toBe(1)
     const lines = result.stderr.trim().split("\n")
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toBe(`gateway: ${file}: providers[0].base_url: expected an http(s) URL`)
+    expect(lines[0]).toBe(`gateway: ${file}:4: providers[0].base_url (provider 'openai'): expected an http(s) URL`)
   })
 
   it("the shipped example decodes without any environment variable", () => {
