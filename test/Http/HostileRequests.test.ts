@@ -63,7 +63,11 @@ const deep = (depth: number) => `{"model":"gpt-test","messages":[{"role":"user",
 const manyKeys = (keys: number) =>
   `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"logit_bias":{${Array.from({ length: keys }, (_, i) => `"${i}":1`).join(",")}}}`
 const newlines = (bytes: number) => `{"model":"gpt-test","messages":[{"role":"user","content":"${"\\n".repeat(bytes / 2)}"}]}`
+const manyItems = (count: number) => `{"model":"gpt-test","messages":[${"1,".repeat(count - 1)}1]}`
 const manyMessages = (count: number) => `{"model":"gpt-test","messages":[${Array.from({ length: count }, () => '{"role":"user","content":"a"}').join(",")}]}`
+/** `arrays` arrays of `items` numbers each: every array within its limit, the whole body not. */
+const manyNumbers = (arrays: number, items: number) =>
+  `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"metadata":{"n":[${Array.from({ length: arrays }, () => `[${"7,".repeat(items - 1)}7]`).join(",")}]}}`
 
 /**
  * Issue 42: hostile request bodies against the gateway as `npm start` runs it, while `/healthz` is
@@ -118,7 +122,9 @@ describe("hostile request bodies", () => {
       deep: Buffer.from(deep(10_000)),
       keys: Buffer.from(manyKeys(100_000)),
       newlines: Buffer.from(newlines(50 * mib)),
+      items: Buffer.from(manyItems(200_000)),
       messages: Buffer.from(manyMessages(200_000)),
+      numbers: Buffer.from(manyNumbers(20, 100_000)),
       signIn: Buffer.from(`{"token":"${"a".repeat(50 * mib)}"}`)
     }
     const watch = await watchGateway(gateway)
@@ -137,8 +143,18 @@ describe("hostile request bodies", () => {
     expect(escapes.error.message).toContain("server.json_limits.max_escapes")
     expect(escapes.sentBeforeAnswer).toBeLessThan(50 * mib)
 
-    const items = await chat(bodies.messages)
+    const items = await chat(bodies.items)
     expect([items.status, items.error.code, items.error.param]).toEqual([400, "json_too_many_items", "messages"])
+
+    // Within every per-array and per-object limit, but more than JSON.parse may build in one go on
+    // the event loop: counted while the body streams in, refused before it is parsed.
+    const messages = await chat(bodies.messages)
+    expect([messages.status, messages.error.code]).toEqual([400, "json_too_many_containers"])
+    expect(messages.error.message).toContain("server.json_limits.max_containers")
+    expect(messages.sentBeforeAnswer).toBeLessThan(bodies.messages.length)
+    const numbers = await chat(bodies.numbers)
+    expect([numbers.status, numbers.error.code]).toEqual([400, "json_too_many_values"])
+    expect(numbers.error.message).toContain("server.json_limits.max_values")
 
     // Each route has its own cap: refused by the declared length before a byte is read, or by
     // the running count of a chunked body.
