@@ -13,6 +13,7 @@ import { ConsoleSessionStore } from "./Services/Accounts/ConsoleSessionStore.ts"
 import { FailedAuthThrottle } from "./Http/Admin/FailedAuthThrottle.ts"
 import { Admission } from "./Services/Billing/Admission.ts"
 import { BillingAdmin } from "./Services/Billing/BillingAdmin.ts"
+import { BillingPolicyNoticesLive } from "./Services/Billing/BillingPolicyNotices.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
 import { Responses } from "./Services/Responses/Responses.ts"
 import { ResponseStore } from "./Services/Responses/ResponseStore.ts"
@@ -42,7 +43,8 @@ import { WebTools } from "./Services/Tools/WebTools.ts"
 // Revocations announced by any instance or the CLI reach this one's key cache at once.
 const KeysLive = KeyRevocationsLive.pipe(Layer.provideMerge(ApiKeys.layer))
 
-const CoreLive = BillingAdmin.layer.pipe(
+// Credit and limit changes made by any instance or the CLI reach this one's admission at once.
+const CoreLive = Layer.merge(BillingAdmin.layer, BillingPolicyNoticesLive).pipe(
   Layer.provideMerge(Admission.layer),
   Layer.provideMerge(Layer.mergeAll(KeysLive, ModelCatalog.layer, UsageLedger.layer, ConsoleSessionStore.layer, FailedAuthThrottle.layer)),
   Layer.provideMerge(Accounts.layer),

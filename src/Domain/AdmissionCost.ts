@@ -8,6 +8,7 @@ import type { GatewayConfig, ModelConfig, Pricing } from "./GatewayConfig.ts"
 import { imageCostBoundNanoUsd } from "./ImageCost.ts"
 import type { ImageRequest } from "./ImageRequest.ts"
 import { costNanoUsd } from "./Pricing.ts"
+import { embeddingTokenBound, promptTokenBound } from "./PromptTokenBound.ts"
 import { transcriptionCostNanoUsd } from "./TranscriptionCost.ts"
 
 /**
@@ -69,18 +70,26 @@ const tokenCost = (pricing: Pricing, promptTokens: number, completionTokens: num
   return costNanoUsd(pricing, { promptTokens, completionTokens, ...(writeCostsMore ? { cacheWriteTokens: promptTokens } : {}) })
 }
 
+/**
+ * The money held is priced from an upper bound of the prompt's tokens (PromptTokenBound.ts), so
+ * the settled cost cannot exceed it and a balance cannot go below zero; the tokens charged
+ * against TPM use the likely figure, since they are corrected at settlement and a bound would
+ * refuse requests a tokens-per-minute limit has room for.
+ */
 export const chatWorstCase: WorstCase<ChatRequest> = (request, context) => {
   const prompt = estimatePromptTokens(request)
+  const bound = promptTokenBound(request)
   return worstOf(request.model, context, (model) => {
     const cap = request.max_completion_tokens ?? model.capabilities.max_output_tokens ?? defaultOutputReserve
     const output = cap * request.n
-    return { nanoUsd: tokenCost(model.pricing, prompt, output), tokens: prompt + output }
+    return { nanoUsd: tokenCost(model.pricing, bound, output), tokens: prompt + output }
   })
 }
 
 export const embeddingWorstCase: WorstCase<EmbeddingRequest> = (request, context) => {
   const prompt = embeddingTokens(request.input)
-  return worstOf(request.model, context, (model) => ({ nanoUsd: costNanoUsd(model.pricing, { promptTokens: prompt, completionTokens: 0 }), tokens: prompt }))
+  const bound = embeddingTokenBound(request.input)
+  return worstOf(request.model, context, (model) => ({ nanoUsd: costNanoUsd(model.pricing, { promptTokens: bound, completionTokens: 0 }), tokens: prompt }))
 }
 
 export const imageWorstCase: WorstCase<ImageRequest> = (request, context) =>

@@ -54,6 +54,8 @@ export interface UsageEvent {
   readonly translation?: string
   /** Figures as received where normalisation changed them (see UsageNormaliser.ts). */
   readonly raw?: Readonly<Record<string, unknown>>
+  /** The request's trace id, when traces are exported (the request log links to it). */
+  readonly traceId?: string
 }
 
 /** What failed, as the client saw it: `error.type`, `error.code` and, for provider failures, the kind. */

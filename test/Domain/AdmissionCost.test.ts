@@ -5,6 +5,7 @@ import { decodeChatRequest } from "../../src/Domain/ChatRequestDecoder.ts"
 import { decodeEmbeddingRequest } from "../../src/Domain/EmbeddingRequestDecoder.ts"
 import { estimatePromptTokens } from "../../src/Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../src/Domain/Pricing.ts"
+import { embeddingTokenBound, promptTokenBound } from "../../src/Domain/PromptTokenBound.ts"
 import { decodeConfig } from "../../src/Services/Config/GatewayConfigLoader.ts"
 
 const config = Effect.runSync(
@@ -23,12 +24,13 @@ const context: CostContext = { config, model: (id) => config.models.find((m) => 
 const chat = (body: Record<string, unknown>) => Effect.runSync(decodeChatRequest({ messages: [{ role: "user", content: "hello there" }], ...body }))
 
 describe("worst-case costs of admission", () => {
-  it("chat: prompt estimate plus the output cap for every choice, at the dearest of the model and its fallbacks", () => {
+  it("chat: the prompt's token bound (money) or estimate (TPM) plus the output cap for every choice, at the dearest of the model and its fallbacks", () => {
     const request = chat({ model: "cheap", max_completion_tokens: 50, n: 2 })
     const prompt = estimatePromptTokens(request)
     const dear = config.models[1]!.pricing
+    expect(promptTokenBound(request)).toBeGreaterThan(prompt)
     expect(chatWorstCase(request, context)).toEqual({
-      nanoUsd: costNanoUsd(dear, { promptTokens: prompt, completionTokens: 100 }),
+      nanoUsd: costNanoUsd(dear, { promptTokens: promptTokenBound(request), completionTokens: 100 }),
       tokens: prompt + 100,
       unpriced: undefined
     })
@@ -51,7 +53,9 @@ describe("worst-case costs of admission", () => {
 
   it("embeddings are priced on their input; audio on the longest audio its bytes can hold", () => {
     const embedding = Effect.runSync(decodeEmbeddingRequest({ model: "emb", input: ["abcd", "efgh"] }))
-    expect(embeddingWorstCase(embedding, context)).toMatchObject({ tokens: 2, nanoUsd: 40 })
+    // "abcd" and "efgh": 1 token each by the estimate (TPM); at most 4 bytes + 3 markers each for the hold.
+    expect(embeddingTokenBound(embedding.input)).toBe(14)
+    expect(embeddingWorstCase(embedding, context)).toMatchObject({ tokens: 2, nanoUsd: 14 * 20 })
     expect(transcriptionWorstCase(50_000)({ model: "stt" }, context).nanoUsd).toBe(100 * 100_000)
   })
 })

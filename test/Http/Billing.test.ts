@@ -26,7 +26,7 @@ describe("credits and spend limits (402)", () => {
   it("admits while the balance covers the worst case, settles the actual cost, then answers 402 with nothing sent upstream", async () => {
     upstream.always(completion())
     const key = await gw.createKey()
-    expect((await grant(key.projectId, 300_000)).status).toBe(200)
+    expect((await grant(key.projectId, 320_000)).status).toBe(200)
     const client = openAiClient(gw.url, key.secret)
     const answers: Array<number> = []
     for (let i = 0; i < 4; i++) {
@@ -43,15 +43,15 @@ describe("credits and spend limits (402)", () => {
       }
       await settled(key.projectId)
     }
-    // 300,000 -> 261,000 -> 222,000 -> 183,000 left, below the 205,000 worst case.
+    // 320,000 -> 281,000 -> 242,000 -> 203,000 left, below the 227,000 worst case.
     expect(answers).toEqual([200, 200, 200, 402])
     expect(upstream.requests).toHaveLength(3)
     const after = await status(key.projectId)
-    expect(after.balance_usd).toBeCloseTo((300_000 - 3 * actualNano) / 1e9, 12)
+    expect(after.balance_usd).toBeCloseTo((320_000 - 3 * actualNano) / 1e9, 12)
     expect(after.spend.total_usd).toBeCloseTo((3 * actualNano) / 1e9, 12)
     const ledger = (await admin("GET", `/admin/projects/${key.projectId}/credits`)).body as Record<string, any>
-    expect(ledger.data.map((e: any) => [e.kind, e.amount_nano_usd])).toEqual([["settlement", `-${actualNano}`], ["settlement", `-${actualNano}`], ["settlement", `-${actualNano}`], ["grant", "300000"]])
-    expect(ledger.rebuilt_balance_nano_usd).toBe(String(300_000 - 3 * actualNano))
+    expect(ledger.data.map((e: any) => [e.kind, e.amount_nano_usd])).toEqual([["settlement", `-${actualNano}`], ["settlement", `-${actualNano}`], ["settlement", `-${actualNano}`], ["grant", "320000"]])
+    expect(ledger.rebuilt_balance_nano_usd).toBe(String(320_000 - 3 * actualNano))
     expect(ledger.balance_nano_usd).toBe(ledger.rebuilt_balance_nano_usd)
   })
 

@@ -2,11 +2,13 @@ import { openAiCompletion } from "../support/OpenAiFixtures.ts"
 
 /**
  * The priced model of the billing tests: $1 per million input tokens (1,000 nano-dollars a
- * token) and $2 per million output tokens, at most 100 output tokens. "hi" is estimated at 5
- * prompt tokens, so a request's worst case is 5 x 1,000 + 100 x 2,000 = 205,000 nano-dollars
- * and 105 tokens; the fixture's usage (19 in, 10 out) costs 39,000 nano-dollars and 29 tokens.
+ * token) and $2 per million output tokens, at most 100 output tokens. "hi" is bounded at 27
+ * prompt tokens for the hold (16 per request, 8 per message, its 2 bytes + 1; PromptTokenBound.ts)
+ * and estimated at 5 for TPM, so a request's worst case is 27 x 1,000 + 100 x 2,000 = 227,000
+ * nano-dollars and 105 tokens; the fixture's usage (19 in, 10 out) costs 39,000 nano-dollars
+ * and 29 tokens.
  */
-export const worstCaseNano = 205_000
+export const worstCaseNano = 227_000
 export const actualNano = 39_000
 
 export const billingConfig = (upstreamUrl: string, extra: Record<string, unknown> = {}) => ({

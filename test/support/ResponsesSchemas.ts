@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { referenceDir } from "./Fixtures.ts"
 import { validateAgainst } from "./OpenApiValidator.ts"
+import { validateStreamingEvent } from "./OpenResponsesSchema.ts"
 
 type Schema = Record<string, any>
 
@@ -21,9 +22,13 @@ const eventSchemas = (): Map<string, string> => {
   return byType
 }
 
-/** Errors of a Responses stream event against the reference schema of its own type (empty when valid). */
+/**
+ * Errors of a Responses stream event against the schema of its own type in both published
+ * documents, OpenAI's and the Open Responses specification's (empty when valid in both).
+ */
 export const validateStreamEvent = (event: { readonly type?: unknown }): Array<string> => {
   const name = eventSchemas().get(String(event.type))
   if (name === undefined) return [`no reference schema for the event type '${String(event.type)}'`]
-  return validateAgainst(name, event).map((error) => `${String(event.type)} (${name}): ${error}`)
+  const openAi = validateAgainst(name, event).map((error) => `${String(event.type)} (${name}): ${error}`)
+  return [...openAi, ...validateStreamingEvent(event).map((error) => `Open Responses: ${error}`)]
 }

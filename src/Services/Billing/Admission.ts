@@ -81,10 +81,12 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         ).pipe(
           Effect.retry({ schedule: Schedule.exponential(100), times: 4 }),
           Effect.tap(() => Effect.sync(() => stats.settled++)),
-          Effect.catch((error) =>
+          // Whatever is left, a defect included: counted and logged, never lost silently in
+          // the request's finalizer (reconciliation settles the hold from the usage ledger).
+          Effect.catchCause((cause) =>
             Effect.andThen(
               Effect.sync(() => stats.settleFailures++),
-              Effect.logError("billing: a settlement could not be written; its reservation expires on its own", error)
+              Effect.logError("billing: a settlement could not be written; reconciliation settles it from the usage ledger", { request_id: requestId, cause })
             )
           )
         )

@@ -13,6 +13,7 @@ import { storageGuard } from "../Storage/StorageGuard.ts"
 import { Admission } from "./Admission.ts"
 import { billingStatus, creditLedger, setRateLimit, setSpendLimit } from "./BillingAdminStore.ts"
 import type { Period } from "./BillingDecision.ts"
+import { announcePolicyChange } from "./BillingPolicyNotices.ts"
 import { credit, singleSession } from "./BillingStore.ts"
 import { AppConfig } from "../Config/AppConfig.ts"
 
@@ -22,6 +23,8 @@ export interface CreditInput {
   readonly kind: "grant" | "refund"
   readonly note?: string | undefined
   readonly requestId?: string | undefined
+  /** Who granted it (free text: a name or an email). */
+  readonly grantedBy?: string | undefined
 }
 
 export interface SpendLimitInput {
@@ -36,8 +39,9 @@ export interface RateLimitInput {
   readonly projectId: string
   readonly keyId?: string | undefined
   readonly model?: string | undefined
-  readonly rpm: number | null
-  readonly tpm: number | null
+  /** undefined: unchanged (none for a new limit); null: none. */
+  readonly rpm: number | null | undefined
+  readonly tpm: number | null | undefined
 }
 
 /** Credits and limits as the admin API and CLI set and read them; every change is live on this instance at once. */
@@ -58,8 +62,10 @@ export class BillingAdmin extends Context.Service<
       if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
       const accounts = yield* Accounts
       const guard = storageGuard((yield* GatewayConfigFile).config.resilience)
-      // The gateway reloads its admission data at once; the CLI has none to reload.
-      const refresh = Option.match(yield* Effect.serviceOption(Admission), { onNone: () => Effect.void, onSome: (a) => a.refresh })
+      // This instance reloads its admission data at once (the CLI has none to reload); every
+      // other instance on the database when the notice reaches it (BillingPolicyNotices).
+      const reload = Option.match(yield* Effect.serviceOption(Admission), { onNone: () => Effect.void, onSome: (a) => a.refresh })
+      const refresh = (projectId: string) => Effect.andThen(reload, announcePolicyChange(sql, projectId))
 
       /** The project exists, and the key (if any) is one of its keys. */
       const check = Effect.fn("BillingAdmin.check")(function* (projectId: string, keyId: string | undefined) {
@@ -85,9 +91,10 @@ export class BillingAdmin extends Context.Service<
             amount,
             kind: input.kind,
             note: input.note ?? null,
-            requestId: input.requestId ?? null
+            requestId: input.requestId ?? null,
+            grantedBy: input.grantedBy ?? null
           }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         }),
         ledger: Effect.fn("BillingAdmin.ledger")(function* (projectId: string, limit: number) {
@@ -98,15 +105,18 @@ export class BillingAdmin extends Context.Service<
           const keyId = yield* check(input.projectId, input.keyId)
           const limit = input.limitUsd === null ? null : nanoFromUsd(input.limitUsd)
           yield* setSpendLimit(sql, { projectId: input.projectId, keyId, period: input.period, limit }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         }),
         setRateLimit: Effect.fn("BillingAdmin.setRateLimit")(function* (input: RateLimitInput) {
           const keyId = yield* check(input.projectId, input.keyId)
           const model = input.model ?? ""
           if (keyId !== "" && model !== "") return yield* GatewayError.invalid("A rate limit is per key or per model of the project, not both", "model")
+          if (input.rpm === undefined && input.tpm === undefined) {
+            return yield* GatewayError.invalid("Give 'rpm', 'tpm' or both (null removes one; both null remove the limit)", "rpm")
+          }
           yield* setRateLimit(sql, { projectId: input.projectId, keyId, model, rpm: input.rpm, tpm: input.tpm }).pipe(guard)
-          yield* refresh
+          yield* refresh(input.projectId)
           return yield* status(input.projectId)
         })
       })

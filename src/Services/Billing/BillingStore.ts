@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
+import { typedSqlFailures } from "../Storage/SqlFailures.ts"
 import { type BillingState, type LimitUse, type Period, periodStart, periods, type Refusal, refusalOf } from "./BillingDecision.ts"
 
 /**
@@ -22,9 +23,13 @@ export const singleSession = (sql: SqlClient.SqlClient): void => {
   if (!sessions.has(sql)) sessions.set(sql, Semaphore.makeUnsafe(1))
 }
 
+/**
+ * One billing transaction; every failure of the SQL client, the defects it raises on a dead
+ * connection included, comes out as a typed `SqlError` (see `typedSqlFailures`).
+ */
 export const transaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> => {
   const lock = sessions.get(sql)
-  const inTransaction = sql.withTransaction(effect)
+  const inTransaction = typedSqlFailures(sql.withTransaction(effect))
   return lock === undefined ? inTransaction : lock.withPermit(inTransaction)
 }
 
@@ -50,13 +55,17 @@ export interface SettleInput {
   readonly now: number
 }
 
-/** The state `refusalOf` decides on, read under the project's row lock. */
+/**
+ * The state `refusalOf` decides on, read under the project's row lock. An expired hold no
+ * longer counts, but it stays until reconciliation (BillingReconcile.ts) settles it from the
+ * usage ledger or releases it: deleting it here would lose the trace of a request whose
+ * settlement never came.
+ */
 const readState = (sql: SqlClient.SqlClient, projectId: string, keyId: string, balance: bigint | null, now: number) =>
   Effect.gen(function* () {
-    yield* sql`DELETE FROM reservations WHERE project_id = ${projectId} AND expires_at <= ${new Date(now)}`
     const [reserved] = yield* sql<{ project: string | null; key: string | null }>`SELECT
         sum(amount_nano)::text AS project, (sum(amount_nano) FILTER (WHERE key_id = ${keyId}))::text AS key
-      FROM reservations WHERE project_id = ${projectId}`
+      FROM reservations WHERE project_id = ${projectId} AND expires_at > ${new Date(now)}`
     const limits = yield* sql<{ key_id: string; period: Period; limit_nano: string; spent: string | null }>`SELECT
         l.key_id, l.period, l.limit_nano::text AS limit_nano, c.spent_nano::text AS spent
       FROM spend_limits l LEFT JOIN spend_counters c ON c.project_id = l.project_id AND c.key_id = l.key_id
@@ -138,7 +147,7 @@ export const ensureAccount = (sql: SqlClient.SqlClient, projectId: string) =>
  */
 export const credit = (
   sql: SqlClient.SqlClient,
-  input: { readonly projectId: string; readonly amount: bigint; readonly kind: "grant" | "refund"; readonly note: string | null; readonly requestId: string | null }
+  input: { readonly projectId: string; readonly amount: bigint; readonly kind: "grant" | "refund"; readonly note: string | null; readonly requestId: string | null; readonly grantedBy?: string | null }
 ): Effect.Effect<bigint, SqlError.SqlError> =>
   transaction(sql, 
     Effect.gen(function* () {
@@ -147,8 +156,8 @@ export const credit = (
       const [row] = yield* sql<{ balance: string }>`UPDATE billing_accounts
         SET balance_nano = coalesce(balance_nano, 0) + ${amount}::bigint, updated_at = now()
         WHERE project_id = ${input.projectId} RETURNING balance_nano::text AS balance`
-      yield* sql`INSERT INTO credit_ledger (project_id, kind, amount_nano, request_id, note)
-        VALUES (${input.projectId}, ${input.kind}, ${amount}::bigint, ${input.requestId}, ${input.note})`
+      yield* sql`INSERT INTO credit_ledger (project_id, kind, amount_nano, request_id, note, granted_by)
+        VALUES (${input.projectId}, ${input.kind}, ${amount}::bigint, ${input.requestId}, ${input.note}, ${input.grantedBy ?? null})`
       return big(row?.balance)
     })
   )

@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import type { Principal } from "../../Domain/ApiKey.ts"
 import { estimateCompletionTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../Domain/Pricing.ts"
@@ -81,6 +82,8 @@ export const openMeter = (input: {
     const clock = Context.get(context, Clock.Clock)
     const startedAt = clock.currentTimeMillisUnsafe()
     const meter = new RequestMeter(input.requestId)
+    // Only a real tracer's ids lead anywhere; Effect's built-in one exports nothing.
+    const span = Context.get(context, Tracer.Tracer) === Tracer.nativeTracer ? undefined : Context.getOrUndefined(context, Tracer.ParentSpan)
     // Undefined unless `metrics.enabled`: then the request is counted once, when it ends.
     const metrics = Context.getOrUndefined(context, GatewayMetrics)?.recorder
     metrics?.live.add(meter)
@@ -124,7 +127,8 @@ export const openMeter = (input: {
         ...(meter.error === undefined ? {} : { error: meter.error }),
         ...(meter.dialect === undefined ? {} : { dialect: meter.dialect }),
         ...(translationOf(meter) === undefined ? {} : { translation: translationOf(meter)! }),
-        ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } })
+        ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } }),
+        ...(span === undefined ? {} : { traceId: span.traceId })
       }
       metrics?.ended(meter, event, input.principal.projectId)
       const recorded = ledger.record(event)
