@@ -1,7 +1,7 @@
-import * as Http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { expectBounded, type HostileGateway, startHostileGateway } from "../support/HostileHarness.ts"
 import { openAiCompletion } from "../support/OpenAiFixtures.ts"
+import { rawPost } from "../support/RawHttp.ts"
 
 const mib = 1024 * 1024
 
@@ -12,45 +12,12 @@ interface Answer {
   readonly sentBeforeAnswer: number
 }
 
-/**
- * POSTs `body` in 64 KiB chunks over a plain connection: with its Content-Length, or chunked. The
- * answer may come before the body is sent (a refusal from the headers or mid-body): sending then
- * stops, and `sentBeforeAnswer` says how far it got. `declared` claims a larger Content-Length
- * than the bytes sent (the rest never comes).
- */
-const post = (url: string, path: string, body: Buffer, options: { headers?: Record<string, string>; chunked?: boolean; declared?: number } = {}) =>
-  new Promise<Answer>((resolve, reject) => {
-    let sent = 0
-    let answered = false
-    const headers: Record<string, string | number> = { "content-type": "application/json", ...options.headers }
-    if (options.chunked !== true) headers["content-length"] = options.declared ?? body.length
-    const request = Http.request(`${url}${path}`, { method: "POST", headers, agent: false }, (response) => {
-      answered = true
-      const sentBeforeAnswer = sent
-      let text = ""
-      response.on("data", (chunk: Buffer) => (text += chunk.toString()))
-      response.on("end", () => {
-        request.destroy()
-        const parsed = JSON.parse(text || "{}") as { error?: Answer["error"] }
-        resolve({
-          status: response.statusCode ?? 0,
-          error: parsed.error ?? { message: "", code: null, param: null },
-          sentBeforeAnswer
-        })
-      })
-    })
-    request.on("error", (error) => (answered ? undefined : reject(error)))
-    const write = () => {
-      while (!answered && sent < body.length) {
-        const chunk = body.subarray(sent, sent + 64 * 1024)
-        sent += chunk.length
-        if (!request.write(chunk)) return void request.once("drain", write)
-      }
-      // A declared length larger than the body: the rest never comes, the answer must not wait for it.
-      if (!answered && options.declared === undefined) request.end()
-    }
-    write()
-  })
+/** A POST over a plain socket (`rawPost`), its error envelope read. */
+const post = async (url: string, path: string, body: Buffer, options: Parameters<typeof rawPost>[3] = {}): Promise<Answer> => {
+  const answer = await rawPost(url, path, body, options)
+  const parsed = JSON.parse(answer.body || "{}") as { error?: Answer["error"] }
+  return { status: answer.status, error: parsed.error ?? { message: "", code: null, param: null }, sentBeforeAnswer: answer.sentBeforeAnswer }
+}
 
 const deep = (depth: number) => `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"metadata":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`
 const manyKeys = (keys: number) =>
