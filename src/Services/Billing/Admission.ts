@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import type { AdmissionAsk, CostContext } from "../../Domain/AdmissionCost.ts"
 import type { Principal } from "../../Domain/ApiKey.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
@@ -15,11 +17,14 @@ import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
 import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
-import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
+import { billingRefused, notPriced, storeDenied } from "./AdmissionErrors.ts"
+import { rateLimited } from "./RateLimitRefusal.ts"
 import { AdmissionPrecheck, creditDecidesEveryModel, headerCharges } from "./AdmissionPrecheck.ts"
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
-import { reserve, settle, singleSession } from "./BillingStore.ts"
+import { BillingLeases, type LeaseAdmission } from "./BillingLeases.ts"
+import { reserve, type ReserveOutcome, settle, singleSession } from "./BillingStore.ts"
+import { postgresLeaseStore } from "./LeaseStore.ts"
 
 /** What an admitted request carries to its end: headers for the response and how it settles. */
 export interface AdmissionTicket {
@@ -49,6 +54,9 @@ export interface AdmissionShape {
 
 const none = Effect.succeed(undefined)
 
+/** How an admitted request settles: from its lease (in memory, written in batches), its own reservation, or not at all. */
+type Held = boolean | ((cost: bigint, at: number) => void)
+
 export class Admission extends Context.Service<Admission, AdmissionShape>()("gateway/Admission") {
   static readonly make = (store: WindowStore) =>
     Effect.gen(function* () {
@@ -62,6 +70,23 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       const ttlMs = config.billing.reservation_ttl_seconds * 1000
       const storageTimeout = config.resilience.storage_timeout_ms
       const retryAfterMs = config.resilience.retry_after_seconds * 1000
+      const leaseSettings = config.billing.leases
+      const leases = leaseSettings.enabled
+        ? new BillingLeases(postgresLeaseStore(sql), {
+          instanceId: randomUUID(),
+          ttlMs: leaseSettings.ttl_seconds * 1000,
+          minRate: leaseSettings.min_rate,
+          horizonMs: leaseSettings.horizon_ms
+        }, yield* Effect.scope)
+        : undefined
+      if (leases !== undefined) {
+        // Settled costs are written in batches, as often as the usage ledger writes its events;
+        // at shutdown (after the server drained: this layer was built before it) what is left is
+        // written and every slice handed back.
+        const flushLeases = Effect.flatMap(Clock.currentTimeMillis, (now) => leases.flush(now))
+        yield* Effect.forkScoped(Effect.repeat(flushLeases, Schedule.spaced(config.usage.flush_interval_ms)))
+        yield* Effect.addFinalizer(() => Effect.flatMap(Clock.currentTimeMillis, (now) => leases.close(now)))
+      }
       let policies: Policies = emptyPolicies
       const early = new AdmissionPrecheck(creditDecidesEveryModel(config))
       const refresh = loadPolicies(sql).pipe(
@@ -118,7 +143,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               const headers = rateLimitHeaders(decision.states)
               if (decision.admitted) return Effect.succeed<Readonly<Record<string, string>> | undefined>(headers)
               stats.rateLimited++
-              return Effect.fail(rateLimited(decision, headers))
+              return Effect.fail(rateLimited(decision, headers, charges))
             }),
             Effect.catchTag("WindowStoreFailure", (failure) => {
               stats.rateLimitStoreFailures++
@@ -126,24 +151,35 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
             })
           )
         const amount = BigInt(Math.max(0, Math.ceil(ask.nanoUsd)))
-        const reserved = !billed || amount === 0n
-          ? Effect.succeed(false)
+        const direct = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          reserve(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, amount, ttlMs, now }))
+        // From this instance's slice when the key is busy enough to hold one, else a hold of its own.
+        const held: Effect.Effect<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>, SqlError.SqlError> = leases === undefined
+          ? direct
           : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            reserve(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, amount, ttlMs, now })
-          ).pipe(
+            Effect.flatMap(leases.admit(principal.projectId, principal.keyId, amount, requestId, now), (leased) =>
+              leased._tag === "Direct" ? direct : Effect.succeed<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>>(leased)))
+        const reserved = !billed || amount === 0n
+          ? Effect.succeed<Held>(false)
+          : held.pipe(
             Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.fail("timeout" as const) }),
             Effect.matchEffect({
               onFailure: (cause) => {
                 stats.billingStoreFailures++
-                return Effect.as(storeDenied(stats, onFailure.billing, "billing", retryAfterMs, cause), false)
+                return Effect.as(storeDenied(stats, onFailure.billing, "billing", retryAfterMs, cause), false as Held)
               },
-              onSuccess: (outcome) => {
+              onSuccess: (outcome): Effect.Effect<Held, GatewayError> => {
+                if (outcome._tag === "Leased") {
+                  stats.reserved++
+                  stats.leased++
+                  return Effect.succeed(outcome.settle)
+                }
                 if (outcome._tag === "Reserved") {
                   stats.reserved++
                   return Effect.succeed(true)
                 }
                 if (outcome._tag === "Unbilled") return Effect.succeed(false)
-                const refused = billingRefused(stats, outcome.refusal, amount)
+                const refused = billingRefused(stats, outcome.refusal, amount, ask.setBy)
                 const scope = outcome.refusal.which === "key_limit" ? `k:${principal.keyId}` : `p:${principal.projectId}`
                 return Effect.andThen(
                   release(0),
@@ -160,7 +196,12 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
             headers,
             settle: (costNanoUsd, tokens) => {
               const cost = BigInt(Math.max(0, Math.round(costNanoUsd)))
-              const billing = held || (billed && cost > 0n) ? settleBilling(principal, requestId, cost) : Effect.void
+              const billing = typeof held === "function"
+                ? Effect.map(Clock.currentTimeMillis, (now) => {
+                  held(cost, now)
+                  stats.settled++
+                })
+                : held || (billed && cost > 0n) ? settleBilling(principal, requestId, cost) : Effect.void
               return tokens === ask.tokens ? billing : Effect.andThen(release(tokens), billing)
             }
           })))
@@ -187,7 +228,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               early.noteStates(decision.states)
               if (decision.admitted) return Effect.void
               stats.rateLimited++
-              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states)))
+              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states), charges))
             })
           )
         })

@@ -33,7 +33,7 @@ export const transaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Ef
   return lock === undefined ? inTransaction : lock.withPermit(inTransaction)
 }
 
-const big = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)))
+export const big = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)))
 
 export interface ReserveInput {
   readonly projectId: string
@@ -61,7 +61,7 @@ export interface SettleInput {
  * usage ledger or releases it: deleting it here would lose the trace of a request whose
  * settlement never came.
  */
-const readState = (sql: SqlClient.SqlClient, projectId: string, keyId: string, balance: bigint | null, now: number) =>
+export const readState = (sql: SqlClient.SqlClient, projectId: string, keyId: string, balance: bigint | null, now: number) =>
   Effect.gen(function* () {
     const [reserved] = yield* sql<{ project: string | null; key: string | null }>`SELECT
         sum(amount_nano)::text AS project, (sum(amount_nano) FILTER (WHERE key_id = ${keyId}))::text AS key
@@ -87,7 +87,7 @@ const readState = (sql: SqlClient.SqlClient, projectId: string, keyId: string, b
     } satisfies BillingState
   })
 
-const lockAccount = (sql: SqlClient.SqlClient, projectId: string) =>
+export const lockAccount = (sql: SqlClient.SqlClient, projectId: string) =>
   Effect.map(
     sql<{ balance: string | null }>`SELECT balance_nano::text AS balance FROM billing_accounts WHERE project_id = ${projectId} FOR UPDATE`,
     (rows) => (rows[0] === undefined ? undefined : { balance: rows[0].balance === null ? null : big(rows[0].balance) })
