@@ -1,15 +1,16 @@
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { jsonShapeRefused, type JsonShapeLimits } from "./BodyLimits.ts"
 
-/** One open object or array. */
+/** One open object or array; the slot of each depth is reused by every container at that depth. */
 interface Level {
-  readonly array: boolean
+  array: boolean
   /** Items (array) or keys (object) begun so far. */
   count: number
   /** Waiting for the next item (array) or key (object): after the opening bracket or a comma. */
   awaiting: boolean
-  /** The object's current key, for the path of a refusal. */
-  key: string
+  /** Where the object's current key lies in the body (byte offsets), read only for a refusal's path. */
+  keyStart: number
+  keyEnd: number
 }
 
 /** Counts a JSON body's structure chunk by chunk; a refusal once it passes a limit (stop feeding then). */
@@ -21,7 +22,23 @@ const maxKeyBytes = 200
 const maxPathLength = 200
 const keyDecoder = new TextDecoder()
 
-const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
+// What each byte outside a string does.
+const other = 0
+const space = 1
+const opens = 2
+const closes = 3
+const comma = 4
+const colon = 5
+const startsString = 6
+const byteKinds = new Uint8Array(256)
+for (const b of [0x20, 0x0a, 0x0d, 0x09]) byteKinds[b] = space
+byteKinds[0x7b] = opens
+byteKinds[0x5b] = opens
+byteKinds[0x7d] = closes
+byteKinds[0x5d] = closes
+byteKinds[0x2c] = comma
+byteKinds[0x3a] = colon
+byteKinds[quote] = startsString
 
 /**
  * The shape limits of `server.json_limits` applied to the bytes of a body while it is read, so a
@@ -29,55 +46,75 @@ const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0
  * and what it costs grows with the objects, arrays and values it builds (200,000 small objects
  * took over 100 ms, a 200 MB body of them would take seconds and gigabytes). Besides the depth,
  * keys per object and items per array, the whole body's objects and arrays (`max_containers`) and
- * values (`max_values`) are counted, which bounds the parse itself. Strings are skipped with
+ * values (`max_values`) are counted, which bounds the parse itself. Long strings are skipped with
  * native searches, so a large base64 payload costs a few scans. Malformed JSON is not judged here
- * (the parser refuses it); the meter only never under-counts well-formed JSON.
+ * (the parser refuses it); the meter only never under-counts well-formed JSON. It keeps the
+ * chunks it was fed (the reader holds them anyway) to name the path of a refusal.
  */
 export const makeJsonStructureMeter = (limits: JsonShapeLimits): JsonStructureMeter => {
-  const stack: Array<Level> = []
+  const levels: Array<Level> = []
+  let depth = 0
   let containers = 0
   let values = 0
   let inString = false
   let escaped = false
-  // The key being read, when the string is one.
-  let keyBytes: Uint8Array | undefined
-  let keyLength = 0
+  // The level whose key is being read, when the string is a key.
+  let keyOf: Level | undefined
+  // Every chunk so far and the body offset it starts at, for the keys of a path.
+  const fed: Array<Uint8Array> = []
+  let offset = 0
 
-  const pathOf = (levels: number): string | undefined => {
+  const keyText = (level: Level): string => {
+    const start = level.keyStart
+    const stop = Math.min(level.keyEnd, start + maxKeyBytes)
+    const bytes = new Uint8Array(Math.max(0, stop - start))
+    let at = 0
+    for (const chunk of fed) {
+      const from = Math.max(start - at, 0)
+      const to = Math.min(stop - at, chunk.length)
+      if (from < to) bytes.set(chunk.subarray(from, to), from + at - start)
+      at += chunk.length
+    }
+    return keyDecoder.decode(bytes)
+  }
+
+  /** The path of the first `count` open levels, as the parsed-body walk names it. */
+  const pathOf = (count: number): string | undefined => {
     let path = ""
-    for (let i = 0; i < levels; i++) {
-      const level = stack[i]!
-      path += level.array ? `[${level.count - 1}]` : path === "" ? level.key : `.${level.key}`
+    for (let i = 0; i < count; i++) {
+      const level = levels[i]!
+      path += level.array ? `[${level.count - 1}]` : path === "" ? keyText(level) : `.${keyText(level)}`
       if (path.length > maxPathLength) return `${path.slice(0, maxPathLength)}...`
     }
     return path === "" ? undefined : path
   }
 
+  const tooManyValues = () =>
+    jsonShapeRefused(`holds more than ${limits.maxValues.toLocaleString("en-US")} values`, limits.maxValues, "max_values", undefined, "json_too_many_values")
+
   /** A value begins inside the innermost level (an array item; an object's is counted at its key). */
   const itemStarts = (): GatewayError | undefined => {
-    const top = stack[stack.length - 1]
-    if (top === undefined || !top.array || !top.awaiting) return undefined
+    if (depth === 0) return undefined
+    const top = levels[depth - 1]!
+    if (!top.array || !top.awaiting) return undefined
     top.awaiting = false
     if (++top.count > limits.maxArrayItems) {
       return jsonShapeRefused(
         `has an array of more than ${limits.maxArrayItems.toLocaleString("en-US")} items`,
         limits.maxArrayItems,
         "max_array_items",
-        pathOf(stack.length - 1),
+        pathOf(depth - 1),
         "json_too_many_items"
       )
     }
     return ++values > limits.maxValues ? tooManyValues() : undefined
   }
 
-  const tooManyValues = () =>
-    jsonShapeRefused(`holds more than ${limits.maxValues.toLocaleString("en-US")} values`, limits.maxValues, "max_values", undefined, "json_too_many_values")
-
   const open = (array: boolean): GatewayError | undefined => {
     const item = itemStarts()
     if (item !== undefined) return item
-    if (stack.length >= limits.maxDepth) {
-      return jsonShapeRefused(`nests deeper than ${limits.maxDepth} levels`, limits.maxDepth, "max_depth", pathOf(stack.length), "json_too_deep")
+    if (depth >= limits.maxDepth) {
+      return jsonShapeRefused(`nests deeper than ${limits.maxDepth} levels`, limits.maxDepth, "max_depth", pathOf(depth), "json_too_deep")
     }
     if (++containers > limits.maxContainers) {
       return jsonShapeRefused(
@@ -89,33 +126,39 @@ export const makeJsonStructureMeter = (limits: JsonShapeLimits): JsonStructureMe
       )
     }
     // The body itself is a value too.
-    if (stack.length === 0 && ++values > limits.maxValues) return tooManyValues()
-    stack.push({ array, count: 0, awaiting: true, key: "" })
+    if (depth === 0 && ++values > limits.maxValues) return tooManyValues()
+    const level = (levels[depth] ??= { array, count: 0, awaiting: true, keyStart: 0, keyEnd: 0 })
+    level.array = array
+    level.count = 0
+    level.awaiting = true
+    depth++
     return undefined
   }
 
-  /** A string starts: an object's key (counted, and read for the path) or a value. */
-  const stringStarts = (): GatewayError | undefined => {
-    const top = stack[stack.length - 1]
-    if (top === undefined || top.array || !top.awaiting) return itemStarts()
+  /** A string starts at body offset `at`: an object's key (counted, and located for the path) or a value. */
+  const stringStarts = (at: number): GatewayError | undefined => {
+    if (depth === 0) return undefined
+    const top = levels[depth - 1]!
+    if (top.array || !top.awaiting) return itemStarts()
     top.awaiting = false
     if (++top.count > limits.maxObjectKeys) {
       return jsonShapeRefused(
         `has an object with more than ${limits.maxObjectKeys.toLocaleString("en-US")} keys`,
         limits.maxObjectKeys,
         "max_object_keys",
-        pathOf(stack.length - 1),
+        pathOf(depth - 1),
         "json_too_many_keys"
       )
     }
     if (++values > limits.maxValues) return tooManyValues()
-    keyBytes ??= new Uint8Array(maxKeyBytes)
-    keyLength = 0
-    top.key = ""
+    top.keyStart = at
+    top.keyEnd = at
+    keyOf = top
     return undefined
   }
 
   return (chunk) => {
+    fed.push(chunk)
     const end = chunk.length
     // Where the next quote and backslash are, searched natively and only once passed.
     let nextQuote = -1
@@ -123,56 +166,48 @@ export const makeJsonStructureMeter = (limits: JsonShapeLimits): JsonStructureMe
     let i = 0
     while (i < end) {
       if (inString) {
-        const reading = keyLength >= 0
         if (escaped) {
           escaped = false
-          if (reading && keyLength < maxKeyBytes) keyBytes![keyLength++] = chunk[i]!
           i++
           continue
         }
-        if (!reading || keyLength >= maxKeyBytes) {
-          // Jump to the next byte that can end the string or escape one.
+        // Short strings are stepped over here; past a few dozen bytes a native search jumps to the
+        // next byte that can end the string or escape one (a call costs more than a short string).
+        const near = Math.min(end, i + 48)
+        while (i < near && chunk[i] !== quote && chunk[i] !== backslash) i++
+        if (i === near && i < end) {
           if (nextQuote < i) nextQuote = indexOrEnd(chunk, quote, i)
           if (nextBackslash < i) nextBackslash = indexOrEnd(chunk, backslash, i)
           i = Math.min(nextQuote, nextBackslash)
-          if (i >= end) break
         }
-        const b = chunk[i++]!
-        if (b === backslash) {
+        if (i >= end) break
+        if (chunk[i++] === backslash) {
           escaped = true
-        } else if (b === quote) {
+        } else {
           inString = false
-          if (reading) stack[stack.length - 1]!.key = keyDecoder.decode(keyBytes!.subarray(0, Math.min(keyLength, maxKeyBytes)))
-          keyLength = -1
-          continue
+          if (keyOf !== undefined) keyOf.keyEnd = offset + i - 1
+          keyOf = undefined
         }
-        if (reading && keyLength < maxKeyBytes) keyBytes![keyLength++] = b
         continue
       }
       const b = chunk[i++]!
-      if (isSpace(b)) continue
       let refused: GatewayError | undefined
-      switch (b) {
-        case quote:
+      switch (byteKinds[b]) {
+        case space:
+        case colon:
+          continue
+        case startsString:
           inString = true
-          keyLength = -1
-          refused = stringStarts()
+          refused = stringStarts(offset + i)
           break
-        case 0x7b: // {
-        case 0x5b: // [
+        case opens:
           refused = open(b === 0x5b)
           break
-        case 0x7d: // }
-        case 0x5d: // ]
-          stack.pop()
+        case closes:
+          if (depth > 0) depth--
           break
-        case 0x2c: {
-          // ,
-          const top = stack[stack.length - 1]
-          if (top !== undefined) top.awaiting = true
-          break
-        }
-        case 0x3a: // :
+        case comma:
+          if (depth > 0) levels[depth - 1]!.awaiting = true
           break
         default:
           // A number, true, false or null: its first character starts an array item.
@@ -180,6 +215,7 @@ export const makeJsonStructureMeter = (limits: JsonShapeLimits): JsonStructureMe
       }
       if (refused !== undefined) return refused
     }
+    offset += end
     return undefined
   }
 }
