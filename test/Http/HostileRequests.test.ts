@@ -113,8 +113,9 @@ describe("hostile request bodies", { timeout: 180_000 }, () => {
       post(gw.url, "/v1/embeddings", Buffer.alloc(17 * mib, 0x20), { headers: { authorization: `Bearer ${gw.secret}` } }))
     expect(embeddings.status).toBe(413)
     expect(embeddings.error.message).toContain("16 MiB limit of /v1/embeddings (set by server.body_limits.embeddings_mb)")
-    const chunked = await measured("8 MiB chunked to a tool", () =>
-      post(gw.url, "/v1/tools/scrape", Buffer.alloc(8 * mib, 0x20), { headers: { authorization: `Bearer ${gw.secret}` }, chunked: true }))
+    // 1 MiB and 64 KiB of a chunked body that never ends: refused by the running count, without the rest.
+    const chunked = await measured("chunked to a tool, past its cap", () =>
+      post(gw.url, "/v1/tools/scrape", Buffer.alloc(8 * mib, 0x20), { headers: { authorization: `Bearer ${gw.secret}` }, chunked: true, stopAfter: mib + 64 * 1024 }))
     expect(chunked.status).toBe(413)
     expect(chunked.error.message).toContain("server.body_limits.tools_mb")
 
