@@ -67,6 +67,17 @@ export const LimitSettings = Schema.Struct({
       rate_limits: withDefault(StoreFailurePolicy, "allow")
     }),
     {}
+  ),
+  /**
+   * Windows kept in Postgres (no REDIS_URL): each instance takes a share of a busy window in one
+   * transaction and admits from it for `span_ms` (docs/ARCHITECTURE.md, "Leases").
+   */
+  window_leases: withDefault(
+    Schema.Struct({
+      enabled: withDefault(Schema.Boolean, true),
+      span_ms: withDefault(PositiveInt, 1000)
+    }),
+    {}
   )
 })
 export type LimitSettings = typeof LimitSettings.Type

@@ -16,7 +16,8 @@ import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { UrlFetcher, UrlFetchCode } from "../Fetch/UrlFetcher.ts"
 import { Extractor } from "../Files/Extractor.ts"
 import { ProviderRouter } from "../Routing/ProviderRouter.ts"
-import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import type { AttemptLog, Served } from "../Routing/RoutedAttempts.ts"
+import { type Answered, type Outcome, Spent, spentOnFailure } from "../Usage/RequestOutcome.ts"
 import { audioProbeJob } from "./AudioProbeJob.ts"
 import { type StagedAudio, stageBytes, stageStream } from "./AudioStaging.ts"
 
@@ -44,8 +45,8 @@ export class Transcriptions extends Context.Service<
     readonly run: (
       request: TranscriptionRequest,
       upload: StagedAudio | undefined,
-      meter: RequestMeter
-    ) => Effect.Effect<TranscriptionBody, GatewayError, Scope.Scope>
+      log: AttemptLog
+    ) => Effect.Effect<Outcome<TranscriptionBody>, GatewayError | Spent, Scope.Scope>
   }
 >()("gateway/Transcriptions") {
   static readonly layer = Layer.effect(
@@ -92,7 +93,7 @@ export class Transcriptions extends Context.Service<
           return Effect.succeed({ ...staged, format: probe.format, durationSeconds: probe.durationSeconds })
         }).pipe(spans.span("Transcriptions.measure"))
 
-      const run = Effect.fnUntraced(function*(request: TranscriptionRequest, upload: StagedAudio | undefined, meter: RequestMeter) {
+      const run = Effect.fnUntraced(function*(request: TranscriptionRequest, upload: StagedAudio | undefined, log: AttemptLog) {
         const model = (yield* catalog.require(request.model, "transcription")).config
         const plan = planTranscription(request, model)
         if (plan instanceof GatewayError) return yield* plan
@@ -107,20 +108,23 @@ export class Transcriptions extends Context.Service<
         }
         const staged = upload ?? (yield* fetchUrl(request.url!))
         const audio = yield* measure(staged, upload === undefined ? "url" : "file")
-        meter.units = billedSeconds(audio.durationSeconds)
-        const { result, served } = yield* router.transcribe(model, request, audio, meter.log)
-        meter.served = served
-        const rendered = renderTranscript(result, { request, durationSeconds: audio.durationSeconds, billedSeconds: meter.units })
+        // Billed by the second of audio measured: from here on a failure is billed with them.
+        const units = billedSeconds(audio.durationSeconds)
+        const used = (served: Served | undefined): Answered => ({ _tag: "Answered", served, usage: undefined, units, fixedCostNanoUsd: undefined, translation: undefined })
+        const { result, served } = yield* spentOnFailure(router.transcribe(model, request, audio, log), () => used(undefined))
+        const outcome = used(served)
+        const rendered = renderTranscript(result, { request, durationSeconds: audio.durationSeconds, billedSeconds: units })
         if ("missing" in rendered) {
-          return yield* new GatewayError({
+          const error = new GatewayError({
             reason: new UpstreamFailure({
               message: `The provider '${served.provider}' sent a transcript without ${rendered.missing}.`,
               provider: served.provider,
               kind: "bad_response"
             })
           })
+          return yield* Effect.fail(new Spent(error, outcome))
         }
-        return rendered
+        return { body: rendered, outcome } satisfies Outcome<TranscriptionBody>
       }, spans.span("Transcriptions.run"))
 
       return Transcriptions.of({ maxFileBytes, tooLarge, stageUpload, run })

@@ -14,6 +14,7 @@ import { AppConfig } from "../Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { connectRedis } from "../Routing/RedisConnection.ts"
 import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
+import { leasedWindowStore } from "../RateLimits/LeasedWindowStore.ts"
 import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
@@ -61,6 +62,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
   static readonly make = (store: WindowStore) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const clock = yield* Clock.Clock
       if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
       const { config } = yield* GatewayConfigFile
       const catalog = yield* ModelCatalog
@@ -157,10 +159,20 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         const held: Effect.Effect<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>, SqlError.SqlError> = leases === undefined
           ? direct
           : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.flatMap(leases.admit(principal.projectId, principal.keyId, amount, requestId, now), (leased) =>
+            Effect.flatMap(leases.decide(principal.projectId, principal.keyId, amount, requestId, now), (leased) =>
               leased._tag === "Direct" ? direct : Effect.succeed<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>>(leased)))
+        // A busy key's usual case: admitted from this instance's slice, no effect to run, no timer.
+        const local = billed && amount > 0n && leases !== undefined
+          ? leases.admitLocally(principal.projectId, principal.keyId, amount, requestId, clock.currentTimeMillisUnsafe())
+          : undefined
+        if (local !== undefined && local._tag === "Leased") {
+          stats.reserved++
+          stats.leased++
+        }
         const reserved = !billed || amount === 0n
           ? Effect.succeed<Held>(false)
+          : local !== undefined && local._tag === "Leased"
+          ? Effect.succeed<Held>(local.settle)
           : held.pipe(
             Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.fail("timeout" as const) }),
             Effect.matchEffect({
@@ -254,7 +266,10 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       const app = yield* AppConfig
       const { config } = yield* GatewayConfigFile
       if (app.redisUrl === undefined) {
-        return yield* Admission.make(app.databaseUrl === undefined ? memoryWindowStore() : postgresWindowStore(yield* SqlClient.SqlClient))
+        if (app.databaseUrl === undefined) return yield* Admission.make(memoryWindowStore())
+        const sql = yield* SqlClient.SqlClient
+        const shares = config.limits.window_leases
+        return yield* Admission.make(shares.enabled ? leasedWindowStore(sql, randomUUID(), shares.span_ms) : postgresWindowStore(sql))
       }
       const client = yield* connectRedis(app.redisUrl, config.resilience)
       return yield* Admission.make(redisWindowStore(client, app.redisPrefix))
