@@ -18,7 +18,7 @@ import { errorResponse } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 import { capOf } from "./BodyLimits.ts"
-import { noteMeter } from "./AccessLogHook.ts"
+import { noteMeter } from "./AccessLogNotes.ts"
 import { routeHeaders } from "./RouteHeaders.ts"
 
 const free = () => freeAsk
