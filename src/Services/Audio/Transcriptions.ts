@@ -14,10 +14,11 @@ import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { UrlFetcher, UrlFetchCode } from "../Fetch/UrlFetcher.ts"
+import { Extractor } from "../Files/Extractor.ts"
 import { ProviderRouter } from "../Routing/ProviderRouter.ts"
 import type { AttemptLog, Served } from "../Routing/RoutedAttempts.ts"
 import { type Answered, type Outcome, Spent, spentOnFailure } from "../Usage/RequestOutcome.ts"
-import { probeAudio } from "./AudioProbe.ts"
+import { audioProbeJob } from "./AudioProbeJob.ts"
 import { type StagedAudio, stageBytes, stageStream } from "./AudioStaging.ts"
 
 export type { StagedAudio } from "./AudioStaging.ts"
@@ -54,6 +55,7 @@ export class Transcriptions extends Context.Service<
       const catalog = yield* ModelCatalog
       const router = yield* ProviderRouter
       const fetcher = yield* UrlFetcher
+      const extractor = yield* Extractor
       const settings = (yield* GatewayConfigFile).config.audio
       const spans = yield* optionalSpans
       const dir = settings.temp_dir ?? tmpdir()
@@ -72,8 +74,16 @@ export class Transcriptions extends Context.Service<
           Effect.flatMap((fetched) => stageBytes(dir, fetched.filename ?? "audio", fetched.bytes))
         )
 
+      // Probing walks the whole file: in an extraction worker, bounded by files.extraction's time
+      // and memory (a file past them is a 400 naming the setting), never on the event loop.
+      const probe = (staged: StagedAudio, param: string) =>
+        extractor.runJob(audioProbeJob, { path: staged.path, filename: staged.filename }, { label: staged.filename }).pipe(
+          // The audio's own field, not a document's: the worker's verdict names the setting it passed.
+          Effect.mapError((error) => (error.reason._tag === "InvalidRequest" ? GatewayError.invalid(error.reason.message, param, error.reason.code) : error))
+        )
+
       const measure = (staged: StagedAudio, param: string) =>
-        Effect.flatMap(Effect.promise(() => probeAudio(staged.path, staged.filename)), (probe): Effect.Effect<MeasuredAudio, GatewayError> => {
+        Effect.flatMap(probe(staged, param), (probe): Effect.Effect<MeasuredAudio, GatewayError> => {
           if (probe._tag === "Rejected") {
             return Effect.andThen(
               probe.detail === undefined ? Effect.void : Effect.logDebug(`audio rejected: ${probe.detail}`),

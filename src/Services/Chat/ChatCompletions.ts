@@ -191,7 +191,7 @@ export class ChatCompletions extends Context.Service<
           estimatePromptTokens: () => estimatePromptTokens(request),
           translation: (served) => reportOf(request, served)
         }
-        const chunks = encodedEvents(router.stream(model, request, log, admit), (served) => encoding.stream(served, created), model.id, tally)
+        const chunks = encodedEvents(router.stream(model, request, log, admit, deadline), (served) => encoding.stream(served, created), model.id, tally)
         // Until its first chunk a stream is bounded by the routing deadline, like a plain call.
         const bounded = withStreamTimeouts(chunks, deadline)
         if (!spans.enabled) return { _tag: "Stream", chunks: bounded, outcome } satisfies ChatResult<Body, Chunk>
