@@ -10,6 +10,7 @@ import { holdOpenStreams, type OpenStreamsResult } from "./OpenStreams.ts"
 import { canKeepAwake, canPin, keepAwake, machineDescription, runScript, type Service, service, spawnNode, startScript, stealPercent, stealTicks, waitForHttp } from "./Processes.ts"
 import { checksTable, openStreamsTable, resultsTable, type ScenarioResult, targetChecks } from "./Report.ts"
 import { gatewayConfig, holdBody, scenarios } from "./Scenarios.ts"
+import { type BenchKeys, billingChecks, keyedTargets, storageFamilies } from "./BilledTargets.ts"
 import { soak, type SoakResult } from "./Soak.ts"
 
 /**
@@ -32,6 +33,9 @@ import { soak, type SoakResult } from "./Soak.ts"
  * `gateway-metrics` target with metrics on beside the gateway), --access-log (adds `gateway-access-log`, the gateway
  * writing its JSON access log, and runs `gateway` with it off), --limits-target (adds `gateway-limits`, every key
  * under a rate limit it never reaches; --limits-redis redis://... adds `gateway-limits-redis`, the same with Redis).
+ * Every gateway is also measured with a billed key and a rate-limited key (`<gateway>-billed`, `<gateway>-limited`,
+ * BilledTargets.ts); --postgres URL adds `gateway-pg` on that database, --redis URL adds `gateway-redis` (and with
+ * --postgres `gateway-pg-redis`).
  */
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
@@ -100,7 +104,8 @@ try {
   writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, { withMetrics: flag("with-metrics") }), null, 2))
   const dataDir = NodePath.join(dir, "data")
   const env = { DATA_DIR: dataDir, GATEWAY_CONFIG: configPath, HOST: "127.0.0.1", LOG_LEVEL: "warn" }
-  const { secret } = runScript<{ secret: string }>([script("CreateKey.ts")], env)
+  const keys = runScript<BenchKeys>([script("CreateKey.ts")], env)
+  const { secret } = keys
 
   const nodeArgs = (option("gateway-node-args") ?? "").split(" ").filter((a) => a !== "")
   // The gateway runs exactly as `npm start` runs it: the node flags and entry of its start script.
@@ -144,7 +149,17 @@ try {
   // --access-log: the gateway without its access log, and beside it one writing a JSON line per
   // request (to its log file), measured in the same run.
   const accessLog = flag("access-log")
-  if (!flag("no-gateway")) targets.push(await startGateway("gateway", root, secret, dataDir, accessLog ? { ACCESS_LOG: "off" } : {}))
+  const quiet: Record<string, string> = accessLog ? { ACCESS_LOG: "off" } : {}
+  if (!flag("no-gateway")) {
+    const gateway = await startGateway("gateway", root, secret, dataDir, quiet)
+    targets.push(gateway, ...keyedTargets(gateway, keys))
+    for (const family of storageFamilies(option("postgres"), option("redis"), `bench-${process.pid}-`)) {
+      const data = NodePath.join(dir, `data-${family.name}`)
+      const familyKeys = runScript<BenchKeys>([script("CreateKey.ts")], { ...env, DATA_DIR: data, ...family.env })
+      const started = await startGateway(family.name, root, familyKeys.secret, data, { ...family.env, ...quiet })
+      targets.push(started, ...keyedTargets(started, familyKeys))
+    }
+  }
   if (accessLog) {
     const logged = NodePath.join(dir, "data-access-log")
     const other = runScript<{ secret: string }>([script("CreateKey.ts")], { ...env, DATA_DIR: logged })
@@ -301,7 +316,7 @@ try {
         `and JS objects held ${before.externalMb.toFixed(1)} and ${after.externalMb.toFixed(1)} MB outside it`
     )
   }
-  const checks = targetChecks(results, open.get("gateway"), openFresh.get("gateway"))
+  const checks = [...targetChecks(results, open.get("gateway"), openFresh.get("gateway")), ...billingChecks(results)]
   const [early, late] = long?.marginalUs ?? []
   if (early !== undefined && late !== undefined) {
     checks.push({

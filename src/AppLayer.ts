@@ -88,7 +88,7 @@ export const GatewayLive = HttpAppLive(
   Effect.map(Effect.all([adminRouteSignatures, consoleRouteSignatures, metricsRouteSignatures]), (groups) => groups.flat())
 ).pipe(
   Layer.provideMerge(NodeServerLive),
-  Layer.provideMerge(GatewayMetrics.layer),
+  Layer.provideMerge(GatewayMetrics.layerObserving),
   Layer.provideMerge(Layer.merge(ServicesLive, NativeMemory.layer))
 )
 

@@ -21,5 +21,9 @@ describe("generated documentation tables", () => {
     const support = documents[0].render()
     expect(support).toMatch(/\| `top_k` \| dropped \| native \| `generationConfig\.topK` \|/)
     expect(documents[1].render()).toContain("| 529 `overloaded_error` |")
+    // Responses: OpenAI takes the request natively; a Responses-only field is lost elsewhere, and named.
+    expect(support).toMatch(/\| `text\.verbosity` \| native \| dropped \| dropped \|/)
+    expect(support).toMatch(/\| `max_output_tokens` \| native \| `max_tokens` \| `generationConfig\.maxOutputTokens` \|/)
+    expect(documents[1].render()).toContain("| 502 `upstream_error`; in a stream `server_error` |")
   })
 })

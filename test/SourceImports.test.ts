@@ -71,4 +71,13 @@ describe("source imports", () => {
   it("imports run one way: Http -> Services -> Providers/Streams -> Domain", () => {
     expect(layerViolations(importGraph(srcDir), layers)).toEqual([])
   })
+
+  it("Usage imports nothing of Metrics: metrics observe requests through Usage's RequestObserver", () => {
+    const graph = importGraph(srcDir)
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      file.startsWith("Services/Usage/") ? imports.filter((target) => target.startsWith("Services/Metrics/")).map((target) => `${file} -> ${target}`) : []
+    )
+    expect([...graph.keys()].filter((file) => file.startsWith("Services/Usage/")).length).toBeGreaterThan(5)
+    expect(crossing).toEqual([])
+  })
 })

@@ -4,11 +4,16 @@ import { billingPage } from "./pages/billing.js"
 import { filesPage } from "./pages/files.js"
 import { keysPage } from "./pages/keys.js"
 import { modelsPage } from "./pages/models.js"
+import { overviewPage } from "./pages/overview.js"
 import { projectsPage } from "./pages/projects.js"
+import { requestPage, requestsPage } from "./pages/requests.js"
 import { usagePage } from "./pages/usage.js"
 
 // Hash routes: the page is one document, so a reload keeps the place without any server routing.
 const routes = [
+  [/^#\/projects\/([^/]+)(?:\/overview)?$/, overviewPage],
+  [/^#\/projects\/([^/]+)\/requests$/, requestsPage],
+  [/^#\/projects\/([^/]+)\/requests\/([^/]+)$/, requestPage],
   [/^#\/projects\/([^/]+)\/keys$/, keysPage],
   [/^#\/projects\/([^/]+)\/usage$/, usagePage],
   [/^#\/projects\/([^/]+)\/files$/, filesPage],

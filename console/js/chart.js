@@ -9,15 +9,29 @@ const svg = (tag, attrs = {}, text) => {
   return el
 }
 
-const nice = (max) => {
-  if (max <= 0) return 1
-  const step = 10 ** Math.floor(Math.log10(max))
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * step >= max) return m * step
-  return 10 * step
+const ticks = 4
+
+/**
+ * The axis top: four equal steps of 1, 2, 2.5 or 5 times a power of ten covering `max`. Counts
+ * (`integer`) step by whole numbers only, so no tick reads 0.75 requests.
+ */
+export const axisMax = (max, integer = false) => {
+  if (max <= 0) return integer ? ticks : 1
+  const raw = max / ticks
+  const power = 10 ** Math.floor(Math.log10(raw))
+  for (const m of [1, 2, 2.5, 5, 10]) {
+    const step = m * power
+    if (integer && !Number.isInteger(step)) continue
+    if (step >= raw) return step * ticks
+  }
+  return 10 * power * ticks
 }
 
-/** `days`: the x axis; `series`: [{ name, values (one per day) }]; `format`: axis labels. */
-export const stackedBars = ({ days, series, format = String, title }) => {
+/**
+ * `days`: the x axis; `series`: [{ name, values (one per day) }]; `format`: axis labels and
+ * totals; `integer`: the values are counts. Each bar carries its day's total above it.
+ */
+export const stackedBars = ({ days, series, format = String, title, integer = false }) => {
   const width = 860
   const height = 300
   const left = 70
@@ -26,13 +40,13 @@ export const stackedBars = ({ days, series, format = String, title }) => {
   const plotH = height - bottom - top
   const plotW = width - left - 16
   const totals = days.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0))
-  const max = nice(Math.max(0, ...totals))
+  const max = axisMax(Math.max(0, ...totals), integer)
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title, class: "chart" })
   root.append(svg("title", {}, title))
-  for (let t = 0; t <= 4; t++) {
-    const y = top + plotH - (plotH * t) / 4
+  for (let t = 0; t <= ticks; t++) {
+    const y = top + plotH - (plotH * t) / ticks
     root.append(svg("line", { x1: left, x2: width - 16, y1: y, y2: y, class: "grid" }))
-    root.append(svg("text", { x: left - 6, y: y + 4, "text-anchor": "end", class: "axis" }, format((max * t) / 4)))
+    root.append(svg("text", { x: left - 6, y: y + 4, "text-anchor": "end", class: "axis tick" }, format((max * t) / ticks)))
   }
   const slot = plotW / Math.max(1, days.length)
   const barW = Math.max(2, Math.min(40, slot * 0.7))
@@ -48,6 +62,9 @@ export const stackedBars = ({ days, series, format = String, title }) => {
       bar.append(svg("title", {}, `${day} ${s.name}: ${format(value)}`))
       root.append(bar)
     })
+    if (totals[i] > 0 && days.length <= 31) {
+      root.append(svg("text", { x: x + barW / 2, y: y - 4, "text-anchor": "middle", class: "axis total", "data-day": day }, format(totals[i])))
+    }
     const every = Math.ceil(days.length / 12)
     if (i % every === 0) root.append(svg("text", { x: x + barW / 2, y: height - bottom + 16, "text-anchor": "middle", class: "axis" }, day.slice(5)))
   })

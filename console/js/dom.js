@@ -26,13 +26,34 @@ export const date = (seconds) => (seconds === null || seconds === undefined ? "�
 
 export const usd = (value) => `$${Number(value).toFixed(value !== 0 && Math.abs(value) < 0.01 ? 6 : 4)}`
 
-/** A table of `rows` with one column per [heading, cell function]. */
-export const table = (columns, rows, attrs = {}) =>
+/** Dollars as people write them: two decimals, more only for amounts under a cent. */
+export const dollars = (value) => {
+  const n = Number(value)
+  const digits = n !== 0 && Math.abs(n) < 0.01 ? 6 : 2
+  return `${n < 0 ? "−" : ""}$${Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`
+}
+
+/** A whole count with thousands separators. */
+export const count = (value) => Number(value).toLocaleString("en-US", { maximumFractionDigits: 0 })
+
+/** A UTC day as `27 Nov 2026`. */
+export const day = (seconds) => (seconds === null || seconds === undefined ? "—"
+  : new Date(seconds * 1000).toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" }))
+
+/** What to do when there is nothing to show: a sentence and, optionally, a link. */
+export const emptyState = (text, link) =>
+  h("div", { class: "empty card", role: "note" }, h("p", {}, text), link ? h("p", {}, h("a", { href: link[1] }, link[0])) : null)
+
+/**
+ * A table of `rows` with one column per [heading, cell function]; `empty` says what to do when
+ * there are none. `rowAttrs(row)` adds attributes to a row (a link target, a data id).
+ */
+export const table = (columns, rows, attrs = {}, empty = "Nothing yet.", rowAttrs = () => ({})) =>
   h("table", attrs,
     h("thead", {}, h("tr", {}, columns.map(([heading]) => h("th", {}, heading)))),
     h("tbody", {}, rows.length === 0
-      ? h("tr", {}, h("td", { colspan: columns.length, class: "muted" }, "Nothing yet."))
-      : rows.map((row) => h("tr", {}, columns.map(([, cell]) => h("td", {}, cell(row)))))))
+      ? h("tr", {}, h("td", { colspan: columns.length, class: "muted empty-row" }, empty))
+      : rows.map((row) => h("tr", rowAttrs(row), columns.map(([, cell]) => h("td", {}, cell(row)))))))
 
 /** Shows an error from the API (its envelope's message) or the browser in a banner. */
 export const errorBanner = (error) =>
@@ -49,6 +70,19 @@ export const onSubmit = (action) => async (event) => {
     await action(new FormData(form), form)
   } catch (error) {
     form.prepend(errorBanner(error))
+  } finally {
+    if (button) button.disabled = false
+  }
+}
+
+/** Runs a button's `action`, showing its error at the top of the page instead of losing it. */
+export const act = (action) => async (event) => {
+  const button = event.currentTarget
+  if (button) button.disabled = true
+  try {
+    await action(event)
+  } catch (error) {
+    document.getElementById("main").prepend(errorBanner(error))
   } finally {
     if (button) button.disabled = false
   }

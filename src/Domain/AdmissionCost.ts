@@ -20,7 +20,23 @@ export interface AdmissionAsk {
   readonly nanoUsd: number
   readonly tokens: number
   readonly unpriced?: string | undefined
+  /** What set `nanoUsd`: a refusal names it, so the client knows which model and cap to lower. */
+  readonly setBy?: WorstCaseSource | undefined
 }
+
+/**
+ * The model whose price made the worst case, whether it is the requested one or a fallback,
+ * and, for token-priced calls, the output cap counted and where that cap came from.
+ */
+export interface WorstCaseSource {
+  readonly model: string
+  readonly fallback: boolean
+  readonly outputTokens?: number
+  /** `request`: the request's own max_tokens; `model`: the model's max_output_tokens; `default`: neither was set. */
+  readonly cap?: "request" | "model" | "default"
+}
+
+type OneAsk = { readonly nanoUsd: number; readonly tokens: number; readonly outputTokens?: number; readonly cap?: WorstCaseSource["cap"] }
 
 export const freeAsk: AdmissionAsk = { nanoUsd: 0, tokens: 0 }
 
@@ -51,17 +67,26 @@ const candidates = (id: string, context: CostContext): ReadonlyArray<ModelConfig
 }
 
 /** The largest ask over every model that may serve the request. */
-const worstOf = (id: string, context: CostContext, ask: (model: ModelConfig) => { nanoUsd: number; tokens: number }): AdmissionAsk => {
+const worstOf = (id: string, context: CostContext, ask: (model: ModelConfig) => OneAsk): AdmissionAsk => {
   let nanoUsd = 0
   let tokens = 0
   let unpriced: string | undefined
-  for (const model of candidates(id, context)) {
+  let setBy: WorstCaseSource | undefined
+  for (const [index, model] of candidates(id, context).entries()) {
     const one = ask(model)
+    if (setBy === undefined || one.nanoUsd > nanoUsd) {
+      setBy = {
+        model: model.id,
+        fallback: index > 0,
+        ...(one.outputTokens === undefined ? {} : { outputTokens: one.outputTokens }),
+        ...(one.cap === undefined ? {} : { cap: one.cap })
+      }
+    }
     nanoUsd = Math.max(nanoUsd, one.nanoUsd)
     tokens = Math.max(tokens, one.tokens)
     if (unpriced === undefined && hasNoPrice(model.pricing)) unpriced = model.id
   }
-  return { nanoUsd, tokens, unpriced }
+  return { nanoUsd, tokens, unpriced, setBy }
 }
 
 /** Prompt priced at the dearer of input and cache-write (the cache may miss), plus the output cap for every choice. */
@@ -80,9 +105,11 @@ export const chatWorstCase: WorstCase<ChatRequest> = (request, context) => {
   const prompt = estimatePromptTokens(request)
   const bound = promptTokenBound(request)
   return worstOf(request.model, context, (model) => {
-    const cap = request.max_completion_tokens ?? model.capabilities.max_output_tokens ?? defaultOutputReserve
+    const declared = model.capabilities.max_output_tokens
+    const cap = request.max_completion_tokens ?? declared ?? defaultOutputReserve
     const output = cap * request.n
-    return { nanoUsd: tokenCost(model.pricing, bound, output), tokens: prompt + output }
+    const source = request.max_completion_tokens !== undefined ? "request" : declared !== undefined ? "model" : "default"
+    return { nanoUsd: tokenCost(model.pricing, bound, output), tokens: prompt + output, outputTokens: output, cap: source }
   })
 }
 

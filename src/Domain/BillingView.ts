@@ -43,6 +43,8 @@ export const CreditEntryView = Schema.Struct({
   key_id: Schema.NullOr(Schema.String),
   request_id: Schema.NullOr(Schema.String),
   note: Schema.NullOr(Schema.String),
+  /** Who granted it, when the grant said. */
+  granted_by: Schema.NullOr(Schema.String),
   created_at: Schema.Int
 })
 export type CreditEntryView = typeof CreditEntryView.Type

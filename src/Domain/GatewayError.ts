@@ -247,3 +247,17 @@ export class GatewayError extends Schema.TaggedError<GatewayError>()("GatewayErr
 /** A model id nobody configured: the same 404 on every endpoint. */
 export const unknownModel = (model: string): GatewayError =>
   GatewayError.notFound(`The model '${model}' does not exist or you do not have access to it.`, "model", "model_not_found")
+
+/**
+ * A key without the endpoint's scope: its id and scopes, and the two ways to get the scope
+ * (the admin adds it to this key, or makes a new key with it).
+ */
+export const missingScope = (needed: string, keyId: string, has: Iterable<string>): GatewayError => {
+  const scopes = [...has]
+  return GatewayError.forbidden(
+    `This API key (${keyId}) does not have the '${needed}' scope required by this endpoint; its scopes are ${scopes.length === 0 ? "none" : scopes.join(", ")}. ` +
+      `An admin can add '${needed}' to this key (the console's Keys page, or POST /admin/keys/${keyId}/scopes with {"scopes":[${[...scopes, needed].map((s) => `"${s}"`).join(",")}]}) ` +
+      `or create a new key with it (npm run admin -- keys create --project <project_id> --scopes ${[...scopes, needed].join(",")}).`,
+    "missing_scope"
+  )
+}

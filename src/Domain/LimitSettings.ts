@@ -16,7 +16,23 @@ export const BillingSettings = Schema.Struct({
   /** A reservation its instance never settled (it crashed) stops counting after this long. */
   reservation_ttl_seconds: withDefault(PositiveInt, 900),
   /** How often each instance reloads the balances, limits and rate limits it admits by. */
-  refresh_seconds: withDefault(PositiveInt, 5)
+  refresh_seconds: withDefault(PositiveInt, 5),
+  /**
+   * Slices of a busy key's balance and spend limits taken by each instance in one transaction
+   * and admitted from locally (docs/ARCHITECTURE.md, "Leases"). `min_rate`: below this many
+   * admissions a second a key's requests hold a reservation each; `ttl_seconds`: a lease its
+   * instance stopped renewing (it died) is free again after this; `horizon_ms`: a slice covers
+   * this long at the recent admission rate.
+   */
+  leases: withDefault(
+    Schema.Struct({
+      enabled: withDefault(Schema.Boolean, true),
+      min_rate: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 20),
+      ttl_seconds: withDefault(PositiveInt, 60),
+      horizon_ms: withDefault(PositiveInt, 1000)
+    }),
+    {}
+  )
 })
 export type BillingSettings = typeof BillingSettings.Type
 
@@ -49,6 +65,17 @@ export const LimitSettings = Schema.Struct({
     Schema.Struct({
       billing: withDefault(StoreFailurePolicy, "deny"),
       rate_limits: withDefault(StoreFailurePolicy, "allow")
+    }),
+    {}
+  ),
+  /**
+   * Windows kept in Postgres (no REDIS_URL): each instance takes a share of a busy window in one
+   * transaction and admits from it for `span_ms` (docs/ARCHITECTURE.md, "Leases").
+   */
+  window_leases: withDefault(
+    Schema.Struct({
+      enabled: withDefault(Schema.Boolean, true),
+      span_ms: withDefault(PositiveInt, 1000)
     }),
     {}
   )

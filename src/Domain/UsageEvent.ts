@@ -54,6 +54,8 @@ export interface UsageEvent {
   readonly translation?: string
   /** Figures as received where normalisation changed them (see UsageNormaliser.ts). */
   readonly raw?: Readonly<Record<string, unknown>>
+  /** The request's trace id, when traces are exported (the request log links to it). */
+  readonly traceId?: string
   /**
    * Set when the request is billed: whom its cost is settled against. The ledger writes the
    * settlement in the same transaction as the usage row (and only with a row it inserted), so

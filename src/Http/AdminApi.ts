@@ -15,6 +15,7 @@ import { AdminErrorsLive } from "./Admin/AdminErrors.ts"
 import { KeysGroupLive, ProjectsGroupLive, UsageGroupLive, UsersGroupLive } from "./Admin/AdminHandlers.ts"
 import { CatalogueGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive } from "./Admin/ConsoleHandlers.ts"
 import { BillingGroupLive } from "./Admin/BillingHandlers.ts"
+import { InsightsGroupLive, OperationsGroupLive } from "./Admin/OperationsHandlers.ts"
 import { handle } from "./Handler.ts"
 import type { RouteSignature } from "./Route.ts"
 
@@ -41,7 +42,7 @@ const openApiRoute = (token: Redacted.Redacted<string>) => Layer.unwrap(Effect.m
 export const adminApiLayer = (token: Redacted.Redacted<string>) =>
   Layer.mergeAll(HttpApiBuilder.layer(AdminApi), openApiRoute(token)).pipe(
     Layer.provide(
-      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive, BillingGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive, CatalogueGroupLive).pipe(
+      Layer.mergeAll(ProjectsGroupLive, UsersGroupLive, KeysGroupLive, UsageGroupLive, BillingGroupLive, DailyUsageGroupLive, ProjectFilesGroupLive, CatalogueGroupLive, InsightsGroupLive, OperationsGroupLive).pipe(
         Layer.provide([adminAuthLayer(token), AdminErrorsLive])
       )
     )

@@ -2,7 +2,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
-import { GatewayError } from "../Domain/GatewayError.ts"
+import { GatewayError, missingScope } from "../Domain/GatewayError.ts"
 import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
 import { requestHeader } from "./NodeMessage.ts"
 import { noteKey } from "./AccessLogHook.ts"
@@ -60,7 +60,7 @@ export const authenticated = <A, E, R>(
           principal.scopes.has(scope)
             ? Effect.provideService(handler, CurrentPrincipal, principal)
             : Effect.fail<E | GatewayError>(
-              GatewayError.forbidden(`This API key does not have the '${scope}' scope required by this endpoint.`, "missing_scope")
+              missingScope(scope, principal.keyId, principal.scopes)
             )
         )
       })

@@ -30,8 +30,9 @@ export const errorResponse = (error: GatewayError, options: RenderOptions): Http
   const { status, body } = errorShape(error, options)
   const headers: Record<string, string> = { "x-request-id": options.requestId }
   const retryAfterMs = error.retryAfterMs
-  if (status === 429 || ((status === 503 || status === 529) && retryAfterMs !== undefined)) {
-    const ms = Math.max(0, Math.ceil(retryAfterMs ?? 1000))
+  // Only when waiting can help: a request over a TPM limit has no retryAfterMs and gets none.
+  if ((status === 429 || status === 503 || status === 529) && retryAfterMs !== undefined) {
+    const ms = Math.max(0, Math.ceil(retryAfterMs))
     headers["retry-after"] = String(Math.max(1, Math.ceil(ms / 1000)))
     headers["retry-after-ms"] = String(ms)
   }

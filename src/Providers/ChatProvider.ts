@@ -19,11 +19,6 @@ export interface ChatTarget {
  */
 export interface ChatProvider {
   readonly id: string
-  /**
-   * Its calls end by themselves at the request's `RequestDeadline`, so the router needs no
-   * watcher fiber to enforce the deadline on them.
-   */
-  readonly honoursDeadline?: boolean
   readonly complete: (request: ChatRequest, target: ChatTarget) => Effect.Effect<ChatCompletion, GatewayError>
   /** Lazy: nothing is sent until the stream is run; interrupting it aborts the upstream request. */
   readonly stream: (request: ChatRequest, target: ChatTarget) => Stream.Stream<ChatStreamEvent, GatewayError>

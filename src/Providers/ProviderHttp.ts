@@ -18,7 +18,6 @@ import { registerSecret } from "../Domain/SecretRedaction.ts"
 import { batchStage, type StageEnd } from "../Streams/BatchStage.ts"
 import { optionalSpans } from "../Streams/OptionalSpans.ts"
 import { badResponse } from "./ProviderErrors.ts"
-import { RequestDeadline } from "./RequestDeadline.ts"
 import { makeSseDecoder } from "./SseDecoder.ts"
 import { UpstreamExchange } from "./UpstreamExchange.ts"
 
@@ -181,12 +180,10 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
     // One wait for the whole answer: headers and body usually come in the same read.
     const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array) =>
       exchangeWhole({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, body })
-    const exchangeWhole = (request: UpstreamRequest) =>
-      Effect.withFiber((fiber) => exchangeWholeUntil(request, fiber.getRef(RequestDeadline)))
-    const exchangeWholeUntil = ({ method, url, headers, body }: UpstreamRequest, deadlineAt: number | undefined) =>
+    const exchangeWhole = ({ method, url, headers, body }: UpstreamRequest) =>
       Effect.callback<UpstreamResponse & { readonly text: string }, GatewayError>((resume) => {
         const target = targetOf(url)
-        const exchange = new UpstreamExchange(id, timeouts, false, deadlineAt)
+        const exchange = new UpstreamExchange(id, timeouts, false)
         const settle = () => {
           if (exchange.failure !== undefined) return resume(Effect.fail(exchange.failure))
           if (!exchange.ended) {

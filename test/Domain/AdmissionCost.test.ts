@@ -32,8 +32,12 @@ describe("worst-case costs of admission", () => {
     expect(chatWorstCase(request, context)).toEqual({
       nanoUsd: costNanoUsd(dear, { promptTokens: promptTokenBound(request), completionTokens: 100 }),
       tokens: prompt + 100,
-      unpriced: undefined
+      unpriced: undefined,
+      // A refusal names the fallback that set the worst case and the cap it counted.
+      setBy: { model: "dear", fallback: true, outputTokens: 100, cap: "request" }
     })
+    expect(chatWorstCase(chat({ model: "cheap" }), context).setBy).toEqual({ model: "dear", fallback: true, outputTokens: defaultOutputReserve, cap: "default" })
+    expect(chatWorstCase(chat({ model: "dear", max_tokens: 5 }), context).setBy).toMatchObject({ model: "dear", fallback: false })
   })
 
   it("chat without a cap: the model's max_output_tokens, else the default reserve; a model without prices is named", () => {

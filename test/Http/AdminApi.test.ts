@@ -282,7 +282,11 @@ describe("admin API", () => {
           "POST /admin/projects/{project_id}/strict-translation",
           "POST /admin/projects",
           "POST /admin/projects/{project_id}/keys",
-          "POST /admin/projects/{project_id}/users"
+          "POST /admin/projects/{project_id}/users",
+          // Overview, request log, key changes and deletions (test/Http/Admin/ConsoleOperations.test.ts).
+          ...["GET /admin/projects/{project_id}/overview", "GET /admin/projects/{project_id}/usage/keys", "GET /admin/projects/{project_id}/requests"],
+          ...["GET /admin/projects/{project_id}/requests/{request_id}", "POST /admin/keys/{key_id}/scopes", "POST /admin/keys/{key_id}/rotate"],
+          ...["DELETE /admin/users/{user_id}", "DELETE /admin/projects/{project_id}"]
         ].sort()
       )
       expect(Object.values(doc.components.securitySchemes).map((s) => [s.type, s.scheme.toLowerCase()])).toEqual([["http", "bearer"]])

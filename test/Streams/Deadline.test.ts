@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { withDeadline } from "../../src/Streams/Deadline.ts"
+import { GatewayError, UpstreamFailure } from "../../src/Domain/GatewayError.ts"
+import { makeDeadline, within, withDeadline } from "../../src/Streams/Deadline.ts"
 
 const late = () => Effect.fail("late" as const)
 
@@ -39,5 +40,33 @@ describe("withDeadline", () => {
       expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 second")
       expect(yield* Fiber.join(fiber)).toEqual(Exit.fail("late"))
+    }))
+})
+
+describe("a request's Deadline value", () => {
+  const error = () => new GatewayError({ reason: new UpstreamFailure({ message: "late", provider: "gateway", kind: "timeout" }) })
+
+  it.effect("counts down on the clock it was made with, and cuts work off with its one error", () =>
+    Effect.gen(function* () {
+      const deadline = yield* Effect.clockWith((clock) => Effect.succeed(makeDeadline(clock, 1_000, error)))
+      expect(deadline.left()).toBe(1_000)
+      const fiber = yield* Effect.forkChild(Effect.exit(within(Effect.never, deadline)))
+      yield* TestClock.adjust("999 millis")
+      expect(fiber.pollUnsafe()).toBeUndefined()
+      expect(deadline.left()).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      const exit = yield* Fiber.join(fiber)
+      expect(exit).toEqual(Exit.fail(deadline.error()))
+      // The same object every time: the router tells a cut-off attempt from a provider's failure by it.
+      expect(deadline.error()).toBe(deadline.error())
+      expect(deadline.left()).toBe(0)
+    }))
+
+  it.effect("lets work that ends in time through, and ends its timer with it", () =>
+    Effect.gen(function* () {
+      const deadline = yield* Effect.clockWith((clock) => Effect.succeed(makeDeadline(clock, 1_000, error)))
+      const fiber = yield* Effect.forkChild(within(Effect.as(Effect.sleep("10 millis"), "done"), deadline))
+      yield* TestClock.adjust("10 millis")
+      expect(yield* Fiber.join(fiber)).toBe("done")
     }))
 })

@@ -3,6 +3,8 @@ import { Schema } from "effect"
 import { chatFields, type DialectFields } from "../../src/Dialects/DialectFields.ts"
 import { type Dialect, statusIn } from "../../src/Dialects/DialectErrors.ts"
 import { messagesFields } from "../../src/Dialects/Messages/MessagesFields.ts"
+import { responsesFields } from "../../src/Dialects/Responses/ResponsesFields.ts"
+import { streamErrorCode } from "../../src/Dialects/Responses/ResponsesSse.ts"
 import { ModelConfig, type ProviderConfig } from "../../src/Domain/GatewayConfig.ts"
 import {
   GatewayErrorReason,
@@ -69,7 +71,7 @@ const supportTable = (dialect: DialectFields): string => {
 }
 
 export const supportTables = (): string =>
-  [chatFields, messagesFields].map((dialect) => `**${dialect.dialect}**\n\n${supportTable(dialect)}`).join("\n\n")
+  [chatFields, responsesFields, messagesFields].map((dialect) => `**${dialect.dialect}**\n\n${supportTable(dialect)}`).join("\n\n")
 
 const failures: ReadonlyArray<{ readonly what: string; readonly reason: GatewayErrorReason }> = [
   { what: "A bad field (named in the message)", reason: new InvalidRequest({ message: "" }) },
@@ -90,8 +92,12 @@ const failures: ReadonlyArray<{ readonly what: string; readonly reason: GatewayE
 ]
 const dialects: ReadonlyArray<{ readonly title: string; readonly dialect: Dialect }> = [
   { title: "Chat completions and the other OpenAI-style endpoints", dialect: "chat" },
+  { title: "Responses (`/v1/responses`)", dialect: "responses" },
   { title: "Messages (`/v1/messages`)", dialect: "messages" }
 ]
+
+/** Failures that can still happen once a stream has started: a Responses stream then ends with an `error` event of its `code`. */
+const midStream: ReadonlySet<GatewayErrorReason["_tag"]> = new Set(["UpstreamFailure", "ServiceUnavailable", "Internal"])
 
 export const errorTable = (): string => {
   const head = `| Failure | ${dialects.map((d) => d.title).join(" | ")} |`
@@ -99,7 +105,7 @@ export const errorTable = (): string => {
   const rows = failures.map(({ what, reason }) => {
     const cells = dialects.map(({ dialect }) => {
       const { status, type } = statusIn(dialect, reason)
-      return `${status} \`${type}\``
+      return dialect === "responses" && midStream.has(reason._tag) ? `${status} \`${type}\`; in a stream \`${streamErrorCode(reason)}\`` : `${status} \`${type}\``
     })
     return `| ${what} | ${cells.join(" | ")} |`
   })

@@ -25,6 +25,6 @@ export const filesPage = async (projectId) => {
       ["Uploaded", (f) => date(f.created_at)],
       ["Expires", (f) => date(f.expires_at)],
       ["", (f) => h("button", { type: "button", class: "danger", "data-delete": f.id, onclick: () => remove(f) }, "Delete")]
-    ], files.data, { id: "files" })
+    ], files.data, { id: "files" }, "No files. Keys with the 'files' scope upload them with POST /v1/files; chat requests can then refer to them.")
   )
 }

@@ -1,5 +1,5 @@
 import { api, enc } from "../api.js"
-import { date, h, onSubmit, render, table } from "../dom.js"
+import { act, count, date, dollars, h, onSubmit, render, table } from "../dom.js"
 import { projectHeader } from "./project.js"
 
 const scopesOf = (document) =>
@@ -22,17 +22,30 @@ const secretPanel = (created, onDone) => {
   const input = h("input", { id: "new-secret", readonly: true, value: created.secret, size: 60 })
   const button = h("button", { type: "button", id: "copy-secret", onclick: () => copy(input, button) }, "Copy")
   return h("div", { class: "card secret", id: "secret-panel", role: "status" },
-    h("strong", {}, `Key ${created.key.id} created.`),
+    h("strong", {}, created.rotated ? `Key ${created.key.id} has a new secret; the old one no longer works.` : `Key ${created.key.id} created.`),
     h("p", {}, "Copy the secret now: it is shown only this once."),
     h("div", { class: "inline" }, input, button, h("button", { type: "button", class: "secondary", onclick: onDone }, "Done")))
 }
 
+/** Ticks a key's scopes; saving replaces them (every instance applies them within a second). */
+const scopesForm = (key, scopes, reload) =>
+  h("form", { id: "edit-scopes", class: "card", onsubmit: onSubmit(async (data) => {
+    await api("POST", `/admin/keys/${enc(key.id)}/scopes`, { scopes: data.getAll("scopes").map(String) })
+    await reload()
+  }) },
+    h("h3", {}, `Scopes of ${key.name ?? key.id}`),
+    h("fieldset", {}, h("legend", {}, "Tick at least one"),
+      scopes.map((scope) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "scopes", value: scope, checked: key.scopes.includes(scope) }), scope))),
+    h("div", { class: "inline" }, h("button", { type: "submit" }, "Save scopes"), h("button", { type: "button", class: "secondary", onclick: () => reload() }, "Cancel")))
+
 export const keysPage = async (projectId, shown) => {
-  const { header, document } = await projectHeader(projectId, "keys")
-  const [users, keys] = await Promise.all([
+  const { header, document: openApi } = await projectHeader(projectId, "keys")
+  const [users, keys, usage] = await Promise.all([
     api("GET", `/admin/projects/${enc(projectId)}/users`),
-    api("GET", `/admin/projects/${enc(projectId)}/keys`)
+    api("GET", `/admin/projects/${enc(projectId)}/keys`),
+    api("GET", `/admin/projects/${enc(projectId)}/usage/keys`)
   ])
+  const usageOf = (key) => usage.data.find((u) => u.key_id === key.id)
   const reload = (created) => keysPage(projectId, created)
   const userForm = h("form", { id: "create-user", class: "card inline", onsubmit: onSubmit(async (data) => {
     const email = String(data.get("email") ?? "")
@@ -62,7 +75,7 @@ export const keysPage = async (projectId, shown) => {
         users.data.map((u) => h("option", { value: u.id }, u.name)))),
       h("label", {}, "Expires (UTC)", h("input", { name: "expires_at", type: "datetime-local" }))),
     h("fieldset", {}, h("legend", {}, "Scopes (none ticked: every scope)"),
-      scopesOf(document).map((scope) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "scopes", value: scope }), scope))),
+      scopesOf(openApi).map((scope) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "scopes", value: scope }), scope))),
     h("button", { type: "submit" }, "Create key"))
 
   const revoke = async (key) => {
@@ -70,6 +83,20 @@ export const keysPage = async (projectId, shown) => {
     await api("POST", `/admin/keys/${enc(key.id)}/revoke`)
     await reload()
   }
+  const rotate = async (key) => {
+    if (!confirm(`Give ${key.name ?? key.id} a new secret? The current secret stops working at once.`)) return
+    await reload({ ...(await api("POST", `/admin/keys/${enc(key.id)}/rotate`)), rotated: true })
+  }
+  const editScopes = (key) => {
+    document.getElementById("edit-scopes")?.remove()
+    document.getElementById("keys").before(scopesForm(key, scopesOf(openApi), reload))
+  }
+  const removeUser = async (user) => {
+    if (!confirm(`Delete ${user.name}? Their keys are revoked at once.`)) return
+    await api("DELETE", `/admin/users/${enc(user.id)}`)
+    await reload()
+  }
+  const live = (k) => k.revoked_at === null
   render(
     header,
     shown ? secretPanel(shown, () => reload()) : null,
@@ -83,15 +110,24 @@ export const keysPage = async (projectId, shown) => {
       ["User", (k) => users.data.find((u) => u.id === k.user_id)?.name ?? "—"],
       ["Expires", (k) => date(k.expires_at)],
       ["Status", (k) => (k.revoked_at !== null ? `revoked ${date(k.revoked_at)}` : k.expires_at !== null && k.expires_at * 1000 < Date.now() ? "expired" : "active")],
-      ["", (k) => (k.revoked_at === null ? h("button", { type: "button", class: "danger", "data-revoke": k.id, onclick: () => revoke(k) }, "Revoke") : "")]
-    ], keys.data, { id: "keys" }),
+      ["Requests (30 days)", (k) => h("a", { href: `#/projects/${enc(projectId)}/requests?key_id=${enc(k.id)}` }, count(usageOf(k)?.requests ?? 0))],
+      ["Cost (30 days)", (k) => dollars(usageOf(k)?.cost_usd ?? 0)],
+      ["Last used", (k) => date(usageOf(k)?.last_used_at ?? null)],
+      ["", (k) => (live(k)
+        ? h("div", { class: "actions" },
+          h("button", { type: "button", class: "secondary", "data-edit-scopes": k.id, onclick: () => editScopes(k) }, "Edit scopes"),
+          h("button", { type: "button", class: "secondary", "data-rotate": k.id, onclick: act(() => rotate(k)) }, "Rotate"),
+          h("button", { type: "button", class: "danger", "data-revoke": k.id, onclick: act(() => revoke(k)) }, "Revoke"))
+        : "")]
+    ], keys.data, { id: "keys" }, "No keys yet. Create one above: clients send it as 'Authorization: Bearer <secret>' to the /v1 endpoints."),
     h("h2", {}, "Users"),
     userForm,
     table([
       ["Name", (u) => u.name],
       ["Email", (u) => u.email ?? "—"],
       ["Id", (u) => h("code", {}, u.id)],
-      ["Created", (u) => date(u.created_at)]
-    ], users.data, { id: "users" })
+      ["Created", (u) => date(u.created_at)],
+      ["", (u) => h("button", { type: "button", class: "danger", "data-delete-user": u.id, onclick: act(() => removeUser(u)) }, "Delete")]
+    ], users.data, { id: "users" }, "No users. Users are optional: add one to record whose key is whose.")
   )
 }

@@ -26,6 +26,6 @@ export const modelsPage = async () => {
         price(m.pricing.per_audio_second, "per audio second"),
         price(m.pricing.per_request, "per request")
       ].filter((p) => p !== null).join(" · ") || "—"]
-    ], models, { id: "models" })
+    ], models, { id: "models" }, "No models configured. Add entries under 'models' in gateway.yaml and restart the gateway.")
   )
 }

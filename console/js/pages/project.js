@@ -5,7 +5,7 @@ import { h } from "../dom.js"
 /** The project's name and its tabs; the credit and limits tab only where the admin API has those endpoints. */
 export const projectHeader = async (projectId, active) => {
   const [project, document] = await Promise.all([api("GET", `/admin/projects/${enc(projectId)}`), openApiDocument()])
-  const tabs = [["keys", "Users & keys"], ["usage", "Usage"], ["files", "Files"]]
+  const tabs = [["overview", "Overview"], ["keys", "Users & keys"], ["usage", "Usage"], ["requests", "Requests"], ["files", "Files"]]
   if (billingEndpoints(document).length > 0) tabs.push(["billing", "Credit & limits"])
   return {
     project,

@@ -1,5 +1,5 @@
 import { api, enc } from "../api.js"
-import { date, h, onSubmit, render, table } from "../dom.js"
+import { date, emptyState, h, onSubmit, render, table } from "../dom.js"
 
 export const projectsPage = async () => {
   const projects = (await api("GET", "/admin/projects")).data
@@ -12,10 +12,12 @@ export const projectsPage = async () => {
   render(
     h("h1", {}, "Projects"),
     form,
-    table([
-      ["Name", (p) => h("a", { href: `#/projects/${enc(p.id)}/keys` }, p.name)],
-      ["Id", (p) => h("code", {}, p.id)],
-      ["Created", (p) => date(p.created_at)]
-    ], projects, { id: "projects" })
+    projects.length === 0
+      ? emptyState("No projects yet. A project holds API keys, users, files, usage and credit: create one above, then create a key in it.")
+      : table([
+        ["Name", (p) => h("a", { href: `#/projects/${enc(p.id)}/overview` }, p.name)],
+        ["Id", (p) => h("code", {}, p.id)],
+        ["Created", (p) => date(p.created_at)]
+      ], projects, { id: "projects" })
   )
 }

@@ -1,15 +1,13 @@
 import { api, enc } from "../api.js"
 import { stackedBars } from "../chart.js"
-import { h, render, table, usd } from "../dom.js"
+import { count, emptyState, h, render, table, usd } from "../dom.js"
 import { projectHeader } from "./project.js"
 
-// Axis ticks fall between whole counts on a small chart: two decimals, trailing zeros dropped.
-const count = (v) => String(Math.round(v * 100) / 100)
-
+// Counts are charted on whole-number ticks; cost in dollars.
 const metrics = {
-  requests: { label: "Requests", value: (r) => r.requests, format: count },
-  tokens: { label: "Tokens", value: (r) => r.prompt_tokens + r.completion_tokens, format: count },
-  cost: { label: "Cost (USD)", value: (r) => r.cost_usd, format: (v) => usd(v) }
+  requests: { label: "Requests", value: (r) => r.requests, format: count, integer: true },
+  tokens: { label: "Tokens", value: (r) => r.prompt_tokens + r.completion_tokens, format: count, integer: true },
+  cost: { label: "Cost (USD)", value: (r) => r.cost_usd, format: (v) => usd(v), integer: false }
 }
 
 const dayString = (ms) => new Date(ms).toISOString().slice(0, 10)
@@ -79,7 +77,12 @@ export const usagePage = async (projectId) => {
   render(
     header,
     controls,
-    h("div", { class: "card", id: "usage-chart" }, stackedBars({ days, series, format: metric.format, title: `${metric.label} per day and model` })),
+    rows.length === 0
+      ? emptyState("No usage in this range. Requests made with this project's keys show up here within a few seconds of finishing; create a key on Users & keys, or widen the range.", ["Create a key", `#/projects/${enc(projectId)}/keys`])
+      : null,
+    h("div", { class: "card", id: "usage-chart" },
+      h("p", { class: "chart-total" }, `${metric.label}, ${from} to ${to}: `, h("strong", { id: "usage-total" }, metric.format(series.reduce((sum, s) => sum + s.values.reduce((a, b) => a + b, 0), 0)))),
+      stackedBars({ days, series, format: metric.format, title: `${metric.label} per day and model`, integer: metric.integer })),
     h("h2", {}, "Per model"),
     table([
       ["Model", (m) => m.name],

@@ -8,6 +8,7 @@ import { checkInlineData } from "../../Domain/InlineData.ts"
 import { schemaErrorToGateway } from "../../Domain/SchemaErrors.ts"
 import { isSealedReasoning } from "./ReasoningContent.ts"
 import { checkInputItem, conversationOf } from "./ResponsesInput.ts"
+import type { ResponsesOnlyField } from "./ResponsesFields.ts"
 import { type ResponsesCall, type ResponsesCreate, ResponsesRequestShell, type ResponsesTranslation } from "./ResponsesRequest.ts"
 import { functionTools, responseFormatOf, toolChoiceOf } from "./ResponsesTools.ts"
 
@@ -143,7 +144,8 @@ export const translationOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   // their Responses names (`originsOf`); only what decoding itself changed is listed here.
   if (s.reasoning?.effort === "xhigh") rewritten.push({ from: "reasoning.effort=xhigh", to: "reasoning_effort=high" })
   const dropped: Array<string> = []
-  const drop = (field: string, set: boolean) => {
+  // Only fields the capability data lists (ResponsesFields.ts), so the docs' tables name them too.
+  const drop = (field: ResponsesOnlyField | "parallel_tool_calls", set: boolean) => {
     if (set) dropped.push(field)
   }
   drop("text.verbosity", s.text?.verbosity != null)
@@ -156,8 +158,6 @@ export const translationOf = (create: ResponsesCreate, items: ReadonlyArray<Json
   drop("include", (s.include ?? []).length > 0)
   drop("stream_options.include_obfuscation", s.stream_options?.include_obfuscation != null)
   drop("parallel_tool_calls", s.parallel_tool_calls != null && create.tools.length === 0)
-  if (items.some((item) => item["type"] === "reasoning" && item["encrypted_content"] != null && !isSealedReasoning(item["encrypted_content"]))) {
-    dropped.push("input[].encrypted_content")
-  }
+  drop("input[].encrypted_content", items.some((item) => item["type"] === "reasoning" && item["encrypted_content"] != null && !isSealedReasoning(item["encrypted_content"])))
   return { rewritten, dropped }
 }

@@ -49,10 +49,15 @@ const checkPart = (part: unknown, role: string, path: string): void => {
       return
     case "input_image": {
       const url = part["image_url"]
-      if (part["file_id"] !== undefined && part["file_id"] !== null) {
-        throw invalid(`${path}.file_id`, `'${path}.file_id' is not supported: send the image as 'image_url' (a URL or a data URL).`)
+      const fileId = part["file_id"]
+      const byId = fileId !== undefined && fileId !== null
+      if (byId && url !== undefined && url !== null) throw invalid(path, `'${path}' needs one of 'image_url' or 'file_id', not both.`)
+      if (byId && (typeof fileId !== "string" || fileId === "")) {
+        throw invalid(`${path}.file_id`, `Invalid value for '${path}.file_id': expected the id of a file uploaded to /v1/files.`)
       }
-      if (typeof url !== "string" || url === "") throw invalid(`${path}.image_url`, `Invalid value for '${path}.image_url': expected a URL or a data URL.`)
+      if (!byId && (typeof url !== "string" || url === "")) {
+        throw invalid(`${path}.image_url`, `Invalid value for '${path}.image_url': expected a URL or a data URL (or give 'file_id').`)
+      }
       const detail = part["detail"]
       if (detail !== undefined && detail !== null && !details.has(detail as string)) {
         throw invalid(`${path}.detail`, `Invalid value for '${path}.detail': expected 'auto', 'low' or 'high'.`)

@@ -6,6 +6,7 @@ import { AdminAuth } from "./AdminAuth.ts"
 import { AdminErrors } from "./AdminErrors.ts"
 import { catalogueGroup, dailyUsageGroup, projectFilesGroup } from "./ConsoleGroups.ts"
 import { billingGroup } from "./BillingApiGroup.ts"
+import { insightsGroup, operationsGroup } from "./OperationsGroups.ts"
 import {
   ApiKey,
   ApiKeyList,
@@ -108,6 +109,7 @@ const usage = HttpApiGroup.make("usage")
 export const AdminApi = HttpApi.make("admin")
   .add(projects, users, keys, usage, billingGroup)
   .add(dailyUsageGroup, projectFilesGroup, catalogueGroup)
+  .add(insightsGroup, operationsGroup)
   .prefix("/admin")
   // The first middleware wraps innermost: the token is checked before errors are rendered.
   .middleware(AdminErrors)

@@ -16,7 +16,9 @@ export const CreditBody = Schema.Struct({
   /** `grant` (default) or `refund` (credit given back, e.g. for a failed request). */
   kind: Schema.optionalKey(Schema.Literals(["grant", "refund"])),
   note: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500), noControl)),
-  request_id: Schema.optionalKey(Id)
+  request_id: Schema.optionalKey(Id),
+  /** Who granted it: a name or an email, shown in the credit ledger. */
+  granted_by: Schema.optionalKey(Id)
 }).annotate({ identifier: "CreditBody" })
 
 export const SpendLimitBody = Schema.Struct({
@@ -28,10 +30,10 @@ export const SpendLimitBody = Schema.Struct({
 }).annotate({ identifier: "SpendLimitBody" })
 
 export const RateLimitBody = Schema.Struct({
-  /** Requests per minute; null: none. Both null clears the limit. */
-  rpm: Schema.NullOr(PerMinute),
-  /** Tokens per minute (prompt plus the output cap at admission, corrected when the call ends); null: none. */
-  tpm: Schema.NullOr(PerMinute),
+  /** Requests per minute; null: none; omitted: unchanged (none for a new limit). Both none removes the limit. */
+  rpm: Schema.optionalKey(Schema.NullOr(PerMinute)),
+  /** Tokens per minute (prompt plus the output cap at admission, corrected when the call ends); null: none; omitted: unchanged. */
+  tpm: Schema.optionalKey(Schema.NullOr(PerMinute)),
   /** A key of the project, or a model id for the project's limit on that model; omitted: the project's own limit. */
   key_id: Schema.optionalKey(Id),
   model: Schema.optionalKey(Id)

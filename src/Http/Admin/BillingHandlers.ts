@@ -21,7 +21,8 @@ export const BillingGroupLive = HttpApiBuilder.group(AdminApi, "billing", (handl
             amountUsd: payload.amount_usd,
             kind: payload.kind ?? "grant",
             note: payload.note,
-            requestId: payload.request_id
+            requestId: payload.request_id,
+            grantedBy: payload.granted_by
           })
         ))
       .handle("listCredits", ({ params, query }) => respond(billing.ledger(params.project_id, query.limit ?? 100)))

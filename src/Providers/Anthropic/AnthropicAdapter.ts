@@ -116,5 +116,5 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
       return count
     })
 
-    return { id: config.id, honoursDeadline: true, complete, stream, countTokens } satisfies ChatProvider
+    return { id: config.id, complete, stream, countTokens } satisfies ChatProvider
   })

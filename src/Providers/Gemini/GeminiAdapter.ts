@@ -72,5 +72,5 @@ export const makeGeminiProvider = (config: ProviderConfig) =>
         }).pipe(Effect.withSpan("Gemini.stream", { attributes: { "gen_ai.system": "gemini", "gen_ai.request.model": target.upstreamModel } }))
       )
 
-    return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
+    return { id: config.id, complete, stream } satisfies ChatProvider
   })

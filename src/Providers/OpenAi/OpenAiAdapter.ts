@@ -115,5 +115,5 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
       )
     }
 
-    return { id: config.id, honoursDeadline: true, complete, stream } satisfies ChatProvider
+    return { id: config.id, complete, stream } satisfies ChatProvider
   })

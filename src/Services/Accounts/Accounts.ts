@@ -54,6 +54,13 @@ export class Accounts extends Context.Service<
     }) => Effect.Effect<UserView, GatewayError>
     readonly listUsers: (projectId: string) => Effect.Effect<ReadonlyArray<UserView>, GatewayError>
     readonly getUser: (id: string) => Effect.Effect<UserView, GatewayError>
+    /**
+     * Removes a project from every listing and refuses its keys, users and files from then on;
+     * its usage, credit ledger and key records stay for audit (revoke its keys first: ApiKeys.revokeAll).
+     */
+    readonly deleteProject: (id: string) => Effect.Effect<ProjectView, GatewayError>
+    /** Removes a user from its project's listing (revoke its keys first); its keys' records stay. */
+    readonly deleteUser: (id: string) => Effect.Effect<UserView, GatewayError>
     /** The compact numeric id the usage ledger keys on; internal, never part of a public view. */
     readonly projectSeq: (id: string) => Effect.Effect<number, GatewayError>
   }
@@ -66,7 +73,7 @@ export class Accounts extends Context.Service<
 
       const getProject = Effect.fn("Accounts.getProject")(function* (id: string) {
         const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation
-          FROM projects WHERE id = ${id}`.pipe(guard)
+          FROM projects WHERE id = ${id} AND deleted_at IS NULL`.pipe(guard)
         const row = rows[0]
         if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
         return projectView(row)
@@ -74,7 +81,7 @@ export class Accounts extends Context.Service<
 
       const getUser = Effect.fn("Accounts.getUser")(function* (id: string) {
         const rows = yield* sql<UserRow>`SELECT id, project_id, name, email, extract(epoch from created_at)::float8 AS created_at
-          FROM users WHERE id = ${id}`.pipe(guard)
+          FROM users WHERE id = ${id} AND deleted_at IS NULL`.pipe(guard)
         const row = rows[0]
         if (row === undefined) return yield* GatewayError.notFound(`No such user: ${id}`, "user_id")
         return userView(row)
@@ -89,12 +96,12 @@ export class Accounts extends Context.Service<
         }),
         listProjects: Effect.fn("Accounts.listProjects")(function* () {
           const rows = yield* sql<ProjectRow>`SELECT id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation
-            FROM projects ORDER BY seq`.pipe(guard)
+            FROM projects WHERE deleted_at IS NULL ORDER BY seq`.pipe(guard)
           return rows.map(projectView)
         }),
         getProject,
         setProjectStrict: Effect.fn("Accounts.setProjectStrict")(function* (id: string, strict: boolean) {
-          const rows = yield* sql<ProjectRow>`UPDATE projects SET strict_translation = ${strict} WHERE id = ${id}
+          const rows = yield* sql<ProjectRow>`UPDATE projects SET strict_translation = ${strict} WHERE id = ${id} AND deleted_at IS NULL
             RETURNING id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation`.pipe(guard)
           const row = rows[0]
           if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
@@ -110,12 +117,26 @@ export class Accounts extends Context.Service<
         listUsers: Effect.fn("Accounts.listUsers")(function* (projectId: string) {
           yield* getProject(projectId)
           const rows = yield* sql<UserRow>`SELECT id, project_id, name, email, extract(epoch from created_at)::float8 AS created_at
-            FROM users WHERE project_id = ${projectId} ORDER BY created_at, id`.pipe(guard)
+            FROM users WHERE project_id = ${projectId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(guard)
           return rows.map(userView)
         }),
         getUser,
+        deleteProject: Effect.fn("Accounts.deleteProject")(function* (id: string) {
+          const rows = yield* sql<ProjectRow>`UPDATE projects SET deleted_at = now() WHERE id = ${id} AND deleted_at IS NULL
+            RETURNING id, name, extract(epoch from created_at)::float8 AS created_at, strict_translation`.pipe(guard)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
+          return projectView(row)
+        }),
+        deleteUser: Effect.fn("Accounts.deleteUser")(function* (id: string) {
+          const rows = yield* sql<UserRow>`UPDATE users SET deleted_at = now() WHERE id = ${id} AND deleted_at IS NULL
+            RETURNING id, project_id, name, email, extract(epoch from created_at)::float8 AS created_at`.pipe(guard)
+          const row = rows[0]
+          if (row === undefined) return yield* GatewayError.notFound(`No such user: ${id}`, "user_id")
+          return userView(row)
+        }),
         projectSeq: Effect.fn("Accounts.projectSeq")(function* (id: string) {
-          const rows = yield* sql<{ readonly seq: number }>`SELECT seq FROM projects WHERE id = ${id}`.pipe(guard)
+          const rows = yield* sql<{ readonly seq: number }>`SELECT seq FROM projects WHERE id = ${id} AND deleted_at IS NULL`.pipe(guard)
           const row = rows[0]
           if (row === undefined) return yield* GatewayError.notFound(`No such project: ${id}`, "project_id")
           return Number(row.seq)

@@ -4,6 +4,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { type ApiKeyView, type ApiScope, allScopes, type Principal } from "../../Domain/ApiKey.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import * as Ids from "../../Domain/Ids.ts"
@@ -73,6 +74,12 @@ export class ApiKeys extends Context.Service<
     readonly create: (input: CreateKeyInput) => Effect.Effect<{ readonly key: ApiKeyView; readonly secret: string }, GatewayError>
     readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<ApiKeyView>, GatewayError>
     readonly revoke: (id: string) => Effect.Effect<ApiKeyView, GatewayError>
+    /** Replaces a key's scopes; every instance applies them within a second (see `KeyRevocations`). */
+    readonly setScopes: (id: string, scopes: ReadonlyArray<ApiScope>) => Effect.Effect<ApiKeyView, GatewayError>
+    /** A new secret for the same key (id, scopes, limits and usage kept); the old secret stops working at once. */
+    readonly rotate: (id: string) => Effect.Effect<{ readonly key: ApiKeyView; readonly secret: string }, GatewayError>
+    /** Revokes every live key of a project or of a user (when either is deleted); returns how many. */
+    readonly revokeAll: (owner: { readonly projectId: string } | { readonly userId: string }) => Effect.Effect<number, GatewayError>
     /** Strict translation for one key; this instance applies it at once, others within `auth.cache_ttl_seconds`. */
     readonly setStrict: (id: string, strict: boolean) => Effect.Effect<ApiKeyView, GatewayError>
     /**
@@ -182,8 +189,42 @@ export class ApiKeys extends Context.Service<
         return { key: view(rows[0]!), secret }
       })
 
+      /** An update of one live key's row, then every instance forgets its cached verdicts. */
+      const changeLive = (id: string, update: Statement.Statement<unknown>) =>
+        Effect.gen(function* () {
+          const rows = yield* sql<KeyRow>`WITH updated AS (${update} RETURNING *)
+            SELECT ${keyColumns(sql)} FROM updated k JOIN projects p ON p.id = k.project_id`.pipe(guard)
+          const row = rows[0]
+          if (row === undefined) {
+            const known = yield* sql<{ id: string }>`SELECT id FROM api_keys WHERE id = ${id}`.pipe(guard)
+            if (known.length > 0) return yield* GatewayError.invalid(`API key ${id} is revoked; create a new key instead.`, "key_id")
+            return yield* GatewayError.notFound(`No such API key: ${id}`, "key_id")
+          }
+          cache.clear()
+          yield* announceRevocation(sql, id)
+          return row
+        })
+
       return ApiKeys.of({
         create,
+        setScopes: Effect.fn("ApiKeys.setScopes")(function* (id: string, scopes: ReadonlyArray<ApiScope>) {
+          const unique = [...new Set(scopes)]
+          return view(yield* changeLive(id, sql`UPDATE api_keys SET scopes = ${unique}::text[] WHERE id = ${id} AND revoked_at IS NULL`))
+        }),
+        rotate: Effect.fn("ApiKeys.rotate")(function* (id: string) {
+          const secret = Ids.apiKeySecret()
+          const row = yield* changeLive(id, sql`UPDATE api_keys SET secret_sha256 = ${hashSecret(secret)}, hint = ${secret.slice(-4)}
+            WHERE id = ${id} AND revoked_at IS NULL`)
+          return { key: view(row), secret }
+        }),
+        revokeAll: Effect.fn("ApiKeys.revokeAll")(function* (owner) {
+          const rows = "projectId" in owner
+            ? yield* sql<{ id: string }>`UPDATE api_keys SET revoked_at = now() WHERE project_id = ${owner.projectId} AND revoked_at IS NULL RETURNING id`.pipe(guard)
+            : yield* sql<{ id: string }>`UPDATE api_keys SET revoked_at = now() WHERE user_id = ${owner.userId} AND revoked_at IS NULL RETURNING id`.pipe(guard)
+          cache.clear()
+          for (const row of rows) yield* announceRevocation(sql, row.id)
+          return rows.length
+        }),
         list: Effect.fn("ApiKeys.list")(function* (projectId: string) {
           yield* accounts.getProject(projectId)
           const rows = yield* sql<KeyRow>`SELECT ${keyColumns(sql)} FROM api_keys k JOIN projects p ON p.id = k.project_id

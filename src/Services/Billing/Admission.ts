@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import type { AdmissionAsk, CostContext } from "../../Domain/AdmissionCost.ts"
 import type { Principal } from "../../Domain/ApiKey.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
@@ -13,23 +15,27 @@ import { AppConfig } from "../Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { connectRedis } from "../Routing/RedisConnection.ts"
 import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
+import { leasedWindowStore } from "../RateLimits/LeasedWindowStore.ts"
 import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
 import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
-import { billingRefused, notPriced, rateLimited, storeDenied } from "./AdmissionErrors.ts"
+import { billingRefused, notPriced, storeDenied } from "./AdmissionErrors.ts"
+import { rateLimited } from "./RateLimitRefusal.ts"
 import { AdmissionPrecheck, creditDecidesEveryModel, headerCharges } from "./AdmissionPrecheck.ts"
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
-import { reserve, singleSession } from "./BillingStore.ts"
+import { BillingLeases, type LeaseAdmission } from "./BillingLeases.ts"
+import { reserve, type ReserveOutcome, singleSession } from "./BillingStore.ts"
+import { postgresLeaseStore } from "./LeaseStore.ts"
 
 /** What an admitted request carries to its end: headers for the response and how it settles. */
 export interface AdmissionTicket {
   readonly headers: Readonly<Record<string, string>> | undefined
-  /** Called once, when the request's scope closes, with what the usage event priced: corrects TPM. */
+  /** Called once, when the request's scope closes, with what the usage event priced: corrects TPM, settles a leased admission. */
   readonly settle: (costNanoUsd: number, tokens: number) => Effect.Effect<void>
   /**
-   * Set for a billed project: the usage event carries it, and the usage ledger writes the
-   * settlement with the usage row in one transaction (BillingSettlement.ts).
+   * Set for a billed request held on its own: the usage event carries it, and the usage ledger
+   * writes the settlement with the usage row in one transaction (BillingSettlement.ts).
    */
   readonly billedTo: UsageSettlement | undefined
 }
@@ -55,6 +61,9 @@ export interface AdmissionShape {
 
 const none = Effect.succeed(undefined)
 
+/** How an admitted request settles: from its lease (in memory, written in batches), its own reservation, or not at all. */
+type Held = boolean | ((cost: bigint, at: number) => void)
+
 export class Admission extends Context.Service<Admission, AdmissionShape>()("gateway/Admission") {
   static readonly make = (store: WindowStore) =>
     Effect.gen(function* () {
@@ -68,6 +77,23 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       const ttlMs = config.billing.reservation_ttl_seconds * 1000
       const storageTimeout = config.resilience.storage_timeout_ms
       const retryAfterMs = config.resilience.retry_after_seconds * 1000
+      const leaseSettings = config.billing.leases
+      const leases = leaseSettings.enabled
+        ? new BillingLeases(postgresLeaseStore(sql), {
+          instanceId: randomUUID(),
+          ttlMs: leaseSettings.ttl_seconds * 1000,
+          minRate: leaseSettings.min_rate,
+          horizonMs: leaseSettings.horizon_ms
+        }, yield* Effect.scope)
+        : undefined
+      if (leases !== undefined) {
+        // Settled costs are written in batches, as often as the usage ledger writes its events;
+        // at shutdown (after the server drained: this layer was built before it) what is left is
+        // written and every slice handed back.
+        const flushLeases = Effect.flatMap(Clock.currentTimeMillis, (now) => leases.flush(now))
+        yield* Effect.forkScoped(Effect.repeat(flushLeases, Schedule.spaced(config.usage.flush_interval_ms)))
+        yield* Effect.addFinalizer(() => Effect.flatMap(Clock.currentTimeMillis, (now) => leases.close(now)))
+      }
       let policies: Policies = emptyPolicies
       const early = new AdmissionPrecheck(creditDecidesEveryModel(config))
       const refresh = loadPolicies(sql).pipe(
@@ -108,7 +134,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               const headers = rateLimitHeaders(decision.states)
               if (decision.admitted) return Effect.succeed<Readonly<Record<string, string>> | undefined>(headers)
               stats.rateLimited++
-              return Effect.fail(rateLimited(decision, headers))
+              return Effect.fail(rateLimited(decision, headers, charges))
             }),
             Effect.catchTag("WindowStoreFailure", (failure) => {
               stats.rateLimitStoreFailures++
@@ -116,24 +142,35 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
             })
           )
         const amount = BigInt(Math.max(0, Math.ceil(ask.nanoUsd)))
-        const reserved = !billed || amount === 0n
-          ? Effect.succeed(false)
+        const direct = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          reserve(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, amount, ttlMs, now }))
+        // From this instance's slice when the key is busy enough to hold one, else a hold of its own.
+        const held: Effect.Effect<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>, SqlError.SqlError> = leases === undefined
+          ? direct
           : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            reserve(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, amount, ttlMs, now })
-          ).pipe(
+            Effect.flatMap(leases.admit(principal.projectId, principal.keyId, amount, requestId, now), (leased) =>
+              leased._tag === "Direct" ? direct : Effect.succeed<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>>(leased)))
+        const reserved = !billed || amount === 0n
+          ? Effect.succeed<Held>(false)
+          : held.pipe(
             Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.fail("timeout" as const) }),
             Effect.matchEffect({
               onFailure: (cause) => {
                 stats.billingStoreFailures++
-                return Effect.as(storeDenied(stats, onFailure.billing, "billing", retryAfterMs, cause), false)
+                return Effect.as(storeDenied(stats, onFailure.billing, "billing", retryAfterMs, cause), false as Held)
               },
-              onSuccess: (outcome) => {
+              onSuccess: (outcome): Effect.Effect<Held, GatewayError> => {
+                if (outcome._tag === "Leased") {
+                  stats.reserved++
+                  stats.leased++
+                  return Effect.succeed(outcome.settle)
+                }
                 if (outcome._tag === "Reserved") {
                   stats.reserved++
                   return Effect.succeed(true)
                 }
                 if (outcome._tag === "Unbilled") return Effect.succeed(false)
-                const refused = billingRefused(stats, outcome.refusal, amount)
+                const refused = billingRefused(stats, outcome.refusal, amount, ask.setBy)
                 const scope = outcome.refusal.which === "key_limit" ? `k:${principal.keyId}` : `p:${principal.projectId}`
                 return Effect.andThen(
                   release(0),
@@ -145,12 +182,21 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               }
             })
           )
-        const billedTo = billed ? { projectId: principal.projectId, keyId: principal.keyId } : undefined
         return Effect.flatMap(limited, (headers) =>
-          Effect.map(reserved, (): AdmissionTicket => ({
+          Effect.map(reserved, (held): AdmissionTicket => ({
             headers,
-            settle: (_costNanoUsd, tokens) => (tokens === ask.tokens ? Effect.void : release(tokens)),
-            billedTo
+            settle: (costNanoUsd, tokens) => {
+              const correct = tokens === ask.tokens ? Effect.void : release(tokens)
+              if (typeof held !== "function") return correct
+              const cost = BigInt(Math.max(0, Math.round(costNanoUsd)))
+              return Effect.andThen(correct, Effect.map(Clock.currentTimeMillis, (now) => {
+                held(cost, now)
+                stats.settled++
+              }))
+            },
+            // Admitted from a lease: settled with the lease's batches. Otherwise the usage ledger
+            // writes the settlement with the usage row (BillingSettlement.ts).
+            billedTo: typeof held === "function" || !billed ? undefined : { projectId: principal.projectId, keyId: principal.keyId }
           })))
       }
 
@@ -175,7 +221,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               early.noteStates(decision.states)
               if (decision.admitted) return Effect.void
               stats.rateLimited++
-              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states)))
+              return Effect.fail(rateLimited(decision, rateLimitHeaders(decision.states), charges))
             })
           )
         })
@@ -201,7 +247,10 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       const app = yield* AppConfig
       const { config } = yield* GatewayConfigFile
       if (app.redisUrl === undefined) {
-        return yield* Admission.make(app.databaseUrl === undefined ? memoryWindowStore() : postgresWindowStore(yield* SqlClient.SqlClient))
+        if (app.databaseUrl === undefined) return yield* Admission.make(memoryWindowStore())
+        const sql = yield* SqlClient.SqlClient
+        const shares = config.limits.window_leases
+        return yield* Admission.make(shares.enabled ? leasedWindowStore(sql, randomUUID(), shares.span_ms) : postgresWindowStore(sql))
       }
       const client = yield* connectRedis(app.redisUrl, config.resilience)
       return yield* Admission.make(redisWindowStore(client, app.redisPrefix))

@@ -1,10 +1,10 @@
 import * as Effect from "effect/Effect"
-import { GatewayError, PaymentRequired, RateLimited, ServiceUnavailable } from "../../Domain/GatewayError.ts"
+import { GatewayError, PaymentRequired, ServiceUnavailable } from "../../Domain/GatewayError.ts"
+import type { WorstCaseSource } from "../../Domain/AdmissionCost.ts"
 import type { StoreFailurePolicy } from "../../Domain/LimitSettings.ts"
 import { formatNanoUsd } from "../../Domain/NanoUsd.ts"
-import type { WindowDecision } from "../RateLimits/SlidingWindows.ts"
 import type { AdmissionStats } from "./AdmissionStats.ts"
-import type { Refusal } from "./BillingDecision.ts"
+import type { Period, Refusal } from "./BillingDecision.ts"
 
 /** The refusals of the admission step, as the client sees them. */
 
@@ -15,38 +15,54 @@ export const notPriced = (model: string): GatewayError =>
     "model_not_priced"
   )
 
-export const rateLimited = (decision: Extract<WindowDecision, { admitted: false }>, headers: Record<string, string>): GatewayError =>
-  new GatewayError({
-    reason: new RateLimited({
-      message: decision.tooLarge
-        ? "This request alone needs more tokens than the tokens-per-minute limit allows; lower max_completion_tokens or the input."
-        : "Rate limit reached for requests or tokens per minute; retry after the time in the Retry-After header.",
-      retryAfterMs: decision.retryAfterMs,
-      code: decision.tooLarge ? "request_too_large" : "rate_limit_exceeded",
-      headers
-    })
-  })
-
 const usd = (nano: bigint) => `$${formatNanoUsd(nano < 0n ? 0n : nano, 6)}`
 
-export const billingRefused = (stats: AdmissionStats, refusal: Refusal, amount: bigint): GatewayError => {
+const count = (n: number) => n.toLocaleString("en-US")
+
+/**
+ * Why the worst case is what it is: the model whose price set it (a fallback says so) and the
+ * output cap counted, with the field that lowers it. Empty when nothing is known.
+ */
+export const worstCaseReason = (setBy: WorstCaseSource | undefined): string => {
+  if (setBy === undefined) return ""
+  const model = `${setBy.fallback ? "the fallback model" : "the model"} '${setBy.model}'`
+  const lower = "max_tokens (max_output_tokens on /v1/responses)"
+  const output = setBy.outputTokens === undefined ? "" : count(setBy.outputTokens)
+  switch (setBy.cap) {
+    case "model":
+      return ` The worst case is ${model} writing ${output} tokens, its output cap (max_output_tokens in its catalogue entry); send a smaller ${lower} to reserve less.`
+    case "default":
+      return ` The worst case is ${model} writing ${output} tokens, the reserve for a model that declares no max_output_tokens; send a smaller ${lower} to reserve less.`
+    case "request":
+      return ` The worst case is ${model} writing the ${output} tokens the request allows; lower ${lower} or shorten the input.`
+    default:
+      return ` The worst case is priced at ${model}.`
+  }
+}
+
+/** What else lifts a spend-limit refusal: a higher limit, or the next day or month. */
+const relief = (why: string, whose: string, period: Period): string =>
+  `${why === "" ? "Raise" : "Or raise"} ${whose} ${period} limit${period === "total" ? "" : `, or wait for the next ${period}`}.`
+
+export const billingRefused = (stats: AdmissionStats, refusal: Refusal, amount: bigint, setBy?: WorstCaseSource): GatewayError => {
   const needs = `this request may cost up to ${usd(amount)}`
+  const why = worstCaseReason(setBy)
   let message: string
   let code: string
   switch (refusal.which) {
     case "balance":
       stats.refusedBalance++
-      message = `The project's credit balance cannot cover this request: ${needs} and ${usd(refusal.available)} is available. Add credit to continue.`
+      message = `The project's credit balance cannot cover this request: ${needs} and ${usd(refusal.available)} is available.${why} ${why === "" ? "Add" : "Or add"} credit to the project.`
       code = "insufficient_balance"
       break
     case "project_limit":
       stats.refusedProjectLimit++
-      message = `The project's ${refusal.period} spend limit cannot cover this request: ${needs} and ${usd(refusal.available)} of the limit is left.`
+      message = `The project's ${refusal.period} spend limit cannot cover this request: ${needs} and ${usd(refusal.available)} of the limit is left.${why} ${relief(why, "the project's", refusal.period)}`
       code = "project_spend_limit_reached"
       break
     case "key_limit":
       stats.refusedKeyLimit++
-      message = `This API key's ${refusal.period} spend limit cannot cover this request: ${needs} and ${usd(refusal.available)} of the limit is left.`
+      message = `This API key's ${refusal.period} spend limit cannot cover this request: ${needs} and ${usd(refusal.available)} of the limit is left.${why} ${relief(why, "the key's", refusal.period)}`
       code = "key_spend_limit_reached"
       break
   }

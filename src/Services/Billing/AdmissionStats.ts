@@ -11,6 +11,8 @@ export class AdmissionStats {
   refusedKeyLimit = 0
   refusedUnpriced = 0
   reserved = 0
+  /** Of those, admitted from this instance's lease without a database round trip. */
+  leased = 0
   settled = 0
   settleFailures = 0
   /** The rate-limit store (Redis) or the billing store (the database) did not answer. */

@@ -25,6 +25,8 @@ export interface CreditInput {
   readonly kind: "grant" | "refund"
   readonly note?: string | undefined
   readonly requestId?: string | undefined
+  /** Who granted it (free text: a name or an email). */
+  readonly grantedBy?: string | undefined
 }
 
 export interface SpendLimitInput {
@@ -39,8 +41,9 @@ export interface RateLimitInput {
   readonly projectId: string
   readonly keyId?: string | undefined
   readonly model?: string | undefined
-  readonly rpm: number | null
-  readonly tpm: number | null
+  /** undefined: unchanged (none for a new limit); null: none. */
+  readonly rpm: number | null | undefined
+  readonly tpm: number | null | undefined
 }
 
 /** Credits and limits as the admin API and CLI set and read them; every change is live on this instance at once. */
@@ -92,7 +95,8 @@ export class BillingAdmin extends Context.Service<
             amount,
             kind: input.kind,
             note: input.note ?? null,
-            requestId: input.requestId ?? null
+            requestId: input.requestId ?? null,
+            grantedBy: input.grantedBy ?? null
           }).pipe(guard)
           yield* refresh(input.projectId)
           return yield* status(input.projectId)
@@ -112,6 +116,9 @@ export class BillingAdmin extends Context.Service<
           const keyId = yield* check(input.projectId, input.keyId)
           const model = input.model ?? ""
           if (keyId !== "" && model !== "") return yield* GatewayError.invalid("A rate limit is per key or per model of the project, not both", "model")
+          if (input.rpm === undefined && input.tpm === undefined) {
+            return yield* GatewayError.invalid("Give 'rpm', 'tpm' or both (null removes one; both null remove the limit)", "rpm")
+          }
           yield* setRateLimit(sql, { projectId: input.projectId, keyId, model, rpm: input.rpm, tpm: input.tpm }).pipe(guard)
           yield* refresh(input.projectId)
           return yield* status(input.projectId)

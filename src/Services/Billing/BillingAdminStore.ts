@@ -25,15 +25,27 @@ export const setSpendLimit = (
       })
     )
 
+/** `rpm`/`tpm` undefined: kept as they are (none for a new limit); null: none. Both none removes the limit. */
 export const setRateLimit = (
   sql: SqlClient.SqlClient,
-  input: { readonly projectId: string; readonly keyId: string; readonly model: string; readonly rpm: number | null; readonly tpm: number | null }
+  input: {
+    readonly projectId: string
+    readonly keyId: string
+    readonly model: string
+    readonly rpm: number | null | undefined
+    readonly tpm: number | null | undefined
+  }
 ): Effect.Effect<void, SqlError.SqlError> =>
-  input.rpm === null && input.tpm === null
-    ? Effect.asVoid(sql`DELETE FROM rate_limits WHERE project_id = ${input.projectId} AND key_id = ${input.keyId} AND model = ${input.model}`)
-    : Effect.asVoid(sql`INSERT INTO rate_limits (project_id, key_id, model, rpm, tpm)
-        VALUES (${input.projectId}, ${input.keyId}, ${input.model}, ${input.rpm}, ${input.tpm})
-        ON CONFLICT (project_id, key_id, model) DO UPDATE SET rpm = EXCLUDED.rpm, tpm = EXCLUDED.tpm`)
+  transaction(sql, Effect.gen(function* () {
+    const where = sql`project_id = ${input.projectId} AND key_id = ${input.keyId} AND model = ${input.model}`
+    if (input.rpm === null && input.tpm === null) return yield* Effect.asVoid(sql`DELETE FROM rate_limits WHERE ${where}`)
+    yield* sql`INSERT INTO rate_limits (project_id, key_id, model, rpm, tpm)
+      VALUES (${input.projectId}, ${input.keyId}, ${input.model}, ${input.rpm ?? null}, ${input.tpm ?? null})
+      ON CONFLICT (project_id, key_id, model) DO UPDATE SET
+        rpm = ${input.rpm === undefined ? sql`rate_limits.rpm` : sql`EXCLUDED.rpm`},
+        tpm = ${input.tpm === undefined ? sql`rate_limits.tpm` : sql`EXCLUDED.tpm`}`
+    yield* sql`DELETE FROM rate_limits WHERE ${where} AND rpm IS NULL AND tpm IS NULL`
+  }))
 
 /** Read in one transaction (on the embedded storage, in turn with billing's writes): the figures agree with each other. */
 export const billingStatus = (sql: SqlClient.SqlClient, projectId: string, now: number): Effect.Effect<BillingStatusView, SqlError.SqlError> =>
@@ -75,8 +87,9 @@ export const creditLedger = (sql: SqlClient.SqlClient, projectId: string, limit:
       key_id: string | null
       request_id: string | null
       note: string | null
+      granted_by: string | null
       created_at: number
-    }>`SELECT seq::text AS seq, kind, amount_nano::text AS amount, key_id, request_id, note,
+    }>`SELECT seq::text AS seq, kind, amount_nano::text AS amount, key_id, request_id, note, granted_by,
         extract(epoch from created_at)::float8 AS created_at
       FROM credit_ledger WHERE project_id = ${projectId} ORDER BY seq DESC LIMIT ${limit}`
     const [sums] = yield* sql<{ rebuilt: string | null; balance: string | null }>`SELECT
@@ -93,6 +106,7 @@ export const creditLedger = (sql: SqlClient.SqlClient, projectId: string, limit:
         key_id: r.key_id,
         request_id: r.request_id,
         note: r.note,
+        granted_by: r.granted_by,
         created_at: Math.floor(r.created_at)
       })),
       rebuilt_balance_nano_usd: sums?.rebuilt ?? null,

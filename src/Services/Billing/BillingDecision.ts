@@ -52,3 +52,35 @@ export const periodStart = (period: Period, now: number): number => {
     ? Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate())
     : Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)
 }
+
+/**
+ * The most `refusalOf` would accept now: what is left of the balance and of every limit after
+ * what is settled and held. undefined: nothing bounds it (no balance, no limit).
+ */
+export const roomOf = (state: BillingState): bigint | undefined => {
+  let room: bigint | undefined = state.balance === null ? undefined : state.balance - state.reservedProject
+  for (const use of state.limits) {
+    const left = use.limit - use.spent - (use.scope === "project" ? state.reservedProject : state.reservedKey)
+    if (room === undefined || left < room) room = left
+  }
+  return room
+}
+
+/** Below this many times the smallest useful grant, a lease takes only that (a hold per request). */
+export const exactBelow = 16n
+/** A lease takes at most this share of what is left, so slices shrink as the balance nears zero. */
+export const leaseShare = 4n
+
+/**
+ * How much a lease takes: `want` (sized from the instance's recent admissions), at least `least`
+ * (what the request waiting for it needs), at most a quarter of the room, and only `least` when
+ * the room is down to a few requests' worth. undefined: not even `least` fits.
+ */
+export const leaseGrant = (room: bigint | undefined, want: bigint, least: bigint): bigint | undefined => {
+  const wanted = want > least ? want : least
+  if (room === undefined) return wanted
+  if (room < least || room <= 0n) return undefined
+  if (room < exactBelow * least) return least
+  const cap = room / leaseShare
+  return wanted < cap ? wanted : cap
+}

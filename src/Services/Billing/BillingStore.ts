@@ -41,7 +41,7 @@ export const exclusively = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Ef
   return lock === undefined ? effect : lock.withPermit(effect)
 }
 
-const big = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)))
+export const big = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)))
 
 export interface ReserveInput {
   readonly projectId: string
@@ -69,7 +69,7 @@ export interface SettleInput {
  * usage ledger or releases it: deleting it here would lose the trace of a request whose
  * settlement never came.
  */
-const readState = (sql: SqlClient.SqlClient, projectId: string, keyId: string, balance: bigint | null, now: number) =>
+export const readState = (sql: SqlClient.SqlClient, projectId: string, keyId: string, balance: bigint | null, now: number) =>
   Effect.gen(function* () {
     const [reserved] = yield* sql<{ project: string | null; key: string | null }>`SELECT
         sum(amount_nano)::text AS project, (sum(amount_nano) FILTER (WHERE key_id = ${keyId}))::text AS key
@@ -95,7 +95,7 @@ const readState = (sql: SqlClient.SqlClient, projectId: string, keyId: string, b
     } satisfies BillingState
   })
 
-const lockAccount = (sql: SqlClient.SqlClient, projectId: string) =>
+export const lockAccount = (sql: SqlClient.SqlClient, projectId: string) =>
   Effect.map(
     sql<{ balance: string | null }>`SELECT balance_nano::text AS balance FROM billing_accounts WHERE project_id = ${projectId} FOR UPDATE`,
     (rows) => (rows[0] === undefined ? undefined : { balance: rows[0].balance === null ? null : big(rows[0].balance) })
@@ -134,7 +134,7 @@ export const ensureAccount = (sql: SqlClient.SqlClient, projectId: string) =>
  */
 export const credit = (
   sql: SqlClient.SqlClient,
-  input: { readonly projectId: string; readonly amount: bigint; readonly kind: "grant" | "refund"; readonly note: string | null; readonly requestId: string | null }
+  input: { readonly projectId: string; readonly amount: bigint; readonly kind: "grant" | "refund"; readonly note: string | null; readonly requestId: string | null; readonly grantedBy?: string | null }
 ): Effect.Effect<bigint, SqlError.SqlError> =>
   transaction(sql, 
     Effect.gen(function* () {
@@ -143,8 +143,8 @@ export const credit = (
       const [row] = yield* sql<{ balance: string }>`UPDATE billing_accounts
         SET balance_nano = coalesce(balance_nano, 0) + ${amount}::bigint, updated_at = now()
         WHERE project_id = ${input.projectId} RETURNING balance_nano::text AS balance`
-      yield* sql`INSERT INTO credit_ledger (project_id, kind, amount_nano, request_id, note)
-        VALUES (${input.projectId}, ${input.kind}, ${amount}::bigint, ${input.requestId}, ${input.note})`
+      yield* sql`INSERT INTO credit_ledger (project_id, kind, amount_nano, request_id, note, granted_by)
+        VALUES (${input.projectId}, ${input.kind}, ${amount}::bigint, ${input.requestId}, ${input.note}, ${input.grantedBy ?? null})`
       return big(row?.balance)
     })
   )

@@ -15,7 +15,7 @@ import {
   translationReport
 } from "../../Domain/TranslationReport.ts"
 import { providerFields } from "../../Providers/ProviderFields.ts"
-import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
+import { GatewayError } from "../../Domain/GatewayError.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { encodedEvents } from "../../Streams/ChatEventStream.ts"
 import { withStreamTimeouts } from "../../Streams/StreamTimeouts.ts"
@@ -149,7 +149,6 @@ export class ChatCompletions extends Context.Service<
         }
       }
       const maxInlineFileBytes = config.files.max_inline_mb * 1024 * 1024
-      const deadlineMs = config.routing.deadline_ms
 
       const spans = yield* optionalSpans
       const run = Effect.fnUntraced(function* <Body, Chunk>(
@@ -169,8 +168,10 @@ export class ChatCompletions extends Context.Service<
           ? yield* documents.resolve(input, deliveryNeeds(model, projectId))
           : input
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        // One deadline for the whole request: the router's attempts, and a stream's first chunk.
+        const deadline = yield* router.deadline(model)
         if (!request.stream) {
-          const { completion, served } = yield* router.complete(model, request, meter.log, admit)
+          const { completion, served } = yield* router.complete(model, request, meter.log, admit, deadline)
           meter.served = served
           meter.usage = completion.usage
           noted(meter, request, served)
@@ -200,17 +201,7 @@ export class ChatCompletions extends Context.Service<
           }
         })
         // Until its first chunk a stream is bounded by the routing deadline, like a plain call.
-        const bounded = withStreamTimeouts(chunks, {
-          firstMs: deadlineMs,
-          onFirst: () =>
-            new GatewayError({
-              reason: new UpstreamFailure({
-                message: `No provider started answering for model '${model.id}' within ${deadlineMs} ms.`,
-                provider: "gateway",
-                kind: "timeout"
-              })
-            })
-        })
+        const bounded = withStreamTimeouts(chunks, deadline)
         if (!spans.enabled) return { _tag: "Stream", chunks: bounded } satisfies ChatResult<Body, Chunk>
         // Traced: the report goes on the request's span once the first chunk names the route that serves.
         let reported = false

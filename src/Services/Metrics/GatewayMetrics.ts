@@ -5,6 +5,7 @@ import { Admission } from "../Billing/Admission.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { UsageLedger } from "../Usage/UsageLedger.ts"
+import { RequestObservers } from "../Usage/RequestObserver.ts"
 import type { UsageLedgerStats } from "../Usage/UsageLedgerStats.ts"
 import type { MetricsRecorder } from "./MetricsRecorder.ts"
 
@@ -35,4 +36,11 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, { readonly r
       return GatewayMetrics.of({ recorder })
     })
   )
+  /** The metrics, and their recorder as the observer of every request (Usage knows it by that shape only). */
+  static readonly layerObserving = Layer.effect(
+    RequestObservers,
+    Effect.gen(function* () {
+      return RequestObservers.of({ observer: (yield* GatewayMetrics).recorder })
+    })
+  ).pipe(Layer.provideMerge(GatewayMetrics.layer))
 }

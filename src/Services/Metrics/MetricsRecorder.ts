@@ -1,14 +1,10 @@
 import { Counter, type CounterConfiguration, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client"
 import type { UsageEvent } from "../../Domain/UsageEvent.ts"
 import type { AdmissionStats } from "../Billing/AdmissionStats.ts"
+import type { LiveRequest, RequestObserver } from "../Usage/RequestObserver.ts"
 import type { UsageLedgerStats } from "../Usage/UsageLedgerStats.ts"
 import { attemptOutcomes } from "./AttemptOutcomes.ts"
 
-/** A request still being served, as the in-flight gauges see it. */
-export interface LiveRequest {
-  readonly streamed: boolean
-  readonly log: { readonly cooledDown: ReadonlyArray<string> }
-}
 
 const latencyBuckets = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 const ttftBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
@@ -31,7 +27,7 @@ const passOn = <L extends string>(config: CounterConfiguration<L>, read: () => n
  * the endpoint families, models are catalogue ids (anything else is "other"), providers come
  * from gateway.yaml, projects are admin-created; no key, user or request id is ever a label.
  */
-export class MetricsRecorder {
+export class MetricsRecorder implements RequestObserver {
   readonly registry = new Registry()
   readonly live = new Set<LiveRequest>()
   private readonly models: ReadonlySet<string>
@@ -94,11 +90,16 @@ export class MetricsRecorder {
     return this.models.has(name) ? name : "other"
   }
 
+  /** Called once per request, when the usage meter opens: an in-flight request. */
+  readonly started = (request: LiveRequest): void => {
+    this.live.add(request)
+  }
+
   /**
    * Called once per request, from the usage meter's finalizer, before the event is recorded:
    * it never throws, so a metrics fault cannot cost a usage row.
    */
-  ended(request: LiveRequest, event: UsageEvent, projectId: string): void {
+  readonly ended = (request: LiveRequest, event: UsageEvent, projectId: string): void => {
     this.live.delete(request)
     try {
       this.count(event, request.log.cooledDown, projectId)

@@ -5,15 +5,33 @@ import { type WindowStore, WindowStoreFailure } from "./WindowStore.ts"
 
 const num = (value: unknown): number => Number(value ?? 0)
 
+/** How a share of a window is taken (LeasedWindowStore.ts): its size, and how far ahead its entry is dated. */
+export interface WindowShare {
+  /** The weight to charge `charge`'s window with, given the weight it already holds; at least `charge.weight`. */
+  readonly size: (charge: WindowCharge, total: number) => number
+  readonly aheadMs: number
+}
+
+export interface WindowTake {
+  readonly decision: WindowDecision
+  /** What each window was charged, by window id (only when admitted). */
+  readonly charged: ReadonlyMap<string, number>
+  /** The database clock at the decision. */
+  readonly now: number
+}
+
 /**
- * The sliding windows in Postgres, for instances that share a database but no Redis: one
- * transaction per admission takes a transaction-scoped advisory lock per window (in a fixed
- * order, so two admissions never deadlock), prunes, sums and inserts, timed by the database clock.
+ * One admission decision under the windows' advisory locks (in a fixed order, so two admissions
+ * never deadlock): prunes, sums and inserts, timed by the database clock. `ticket` undefined: a
+ * peek, which decides the same way and charges nothing. With `share`, each window is charged
+ * the share's size instead of the request's weight, in an entry dated `aheadMs` in the future.
  */
-export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
-  const failed = (cause: unknown) => new WindowStoreFailure({ cause })
-  // `ticket` undefined: a peek, which decides the same way and charges nothing.
-  const decide = (charges: ReadonlyArray<WindowCharge>, ticket: string | undefined) =>
+export const decideWindows = (
+  sql: SqlClient.SqlClient,
+  charges: ReadonlyArray<WindowCharge>,
+  ticket: string | undefined,
+  share?: WindowShare
+): Effect.Effect<WindowTake, WindowStoreFailure> =>
       sql.withTransaction(
         Effect.gen(function* () {
           const ids = [...new Set(charges.map((c) => c.id))].sort()
@@ -26,8 +44,10 @@ export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
           const totals = new Map(sums.map((s) => [s.window_id, { total: num(s.total), last: num(s.last) }]))
           let retryAfterMs = 0
           let tooLarge = false
+          const charged = new Map<string, number>()
           for (const charge of charges) {
             const total = totals.get(charge.id)?.total ?? 0
+            charged.set(charge.id, share === undefined ? charge.weight : Math.max(charge.weight, Math.min(charge.limit - total, share.size(charge, total))))
             if (total + charge.weight <= charge.limit) continue
             if (charge.weight > charge.limit) tooLarge = true
             const entries = yield* sql<{ at_ms: string; weight: string }>`SELECT at_ms::text AS at_ms, weight::text AS weight
@@ -36,12 +56,14 @@ export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
             retryAfterMs = Math.max(retryAfterMs, wait)
           }
           if (retryAfterMs === 0 && ticket !== undefined) {
+            const at = now + (share?.aheadMs ?? 0)
             for (const charge of charges) {
+              const weight = charged.get(charge.id)!
               yield* sql`INSERT INTO rate_window_entries (window_id, ticket, at_ms, weight)
-                VALUES (${charge.id}, ${ticket}, ${now}, ${Math.round(charge.weight)})
+                VALUES (${charge.id}, ${ticket}, ${at}, ${Math.round(weight)})
                 ON CONFLICT (window_id, ticket) DO NOTHING`
               const before = totals.get(charge.id)
-              totals.set(charge.id, { total: (before?.total ?? 0) + charge.weight, last: now })
+              totals.set(charge.id, { total: (before?.total ?? 0) + weight, last: at })
             }
           }
           const states = charges.map((charge): WindowState => {
@@ -53,9 +75,19 @@ export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
               resetMs: window === undefined ? 0 : Math.max(0, window.last + windowMs - now)
             }
           })
-          return (retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge }) satisfies WindowDecision
+          const decision: WindowDecision = retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge }
+          return { decision, charged, now }
         })
-      ).pipe(Effect.mapError(failed))
+      ).pipe(Effect.mapError((cause) => new WindowStoreFailure({ cause })))
+
+/**
+ * The sliding windows in Postgres, for instances that share a database but no Redis: one
+ * transaction per admission (`decideWindows`).
+ */
+export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
+  const failed = (cause: unknown) => new WindowStoreFailure({ cause })
+  const decide = (charges: ReadonlyArray<WindowCharge>, ticket: string | undefined) =>
+    Effect.map(decideWindows(sql, charges, ticket), (take) => take.decision)
   return {
     name: "postgres",
     acquire: decide,

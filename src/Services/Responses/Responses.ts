@@ -11,8 +11,11 @@ import type { ResponsesCall, ResponsesCreate } from "../../Dialects/Responses/Re
 import { streamErrorCode } from "../../Dialects/Responses/ResponsesSse.ts"
 import { type ResponseEvent, ResponsesStreamEncoder } from "../../Dialects/Responses/ResponsesStreamEncoder.ts"
 import { ChatCompletions, type RunOptions } from "../Chat/ChatCompletions.ts"
+import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
+import { Files } from "../Files/Files.ts"
 import type { ChatEncoding } from "../Chat/ChatEncoding.ts"
 import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import { resolveInputFiles } from "./ResponsesFiles.ts"
 import { ResponseStore } from "./ResponseStore.ts"
 
 export type ResponsesResult =
@@ -51,6 +54,9 @@ export class Responses extends Context.Service<
     Effect.gen(function* () {
       const chat = yield* ChatCompletions
       const store = yield* ResponseStore
+      const files = yield* Files
+      const fileSettings = (yield* GatewayConfigFile).config.files
+      const fileLimits = { maxBytes: fileSettings.max_inline_mb * 1024 * 1024, maxParts: fileSettings.max_parts }
 
       const prepare = (create: ResponsesCreate, projectId: string) =>
         Effect.gen(function* () {
@@ -69,7 +75,11 @@ export class Responses extends Context.Service<
             input.push(stored)
           }
           const before = previous === undefined ? [] : [...previous.items, ...previous.response.output]
-          return yield* attempt(() => chatRequestOf(create, [...before, ...input]))
+          const conversation = [...before, ...input]
+          const inline = yield* resolveInputFiles(files, fileLimits, projectId, conversation, before.length)
+          const call = yield* attempt(() => chatRequestOf(create, inline))
+          // The stored conversation names files by id, not by their bytes.
+          return inline === conversation ? call : { ...call, items: conversation }
         })
 
       const keep = (projectId: string, call: ResponsesCall, response: ResponseObject | undefined) =>

@@ -15,6 +15,7 @@ import type { ImageJob } from "../../Domain/ImageRequest.ts"
 import type { ImageResult } from "../../Domain/ImageResult.ts"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
+import { type Deadline, makeDeadline } from "../../Streams/Deadline.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import type { ChatProvider } from "../../Providers/ChatProvider.ts"
 import { DeploymentHealth } from "./DeploymentHealth.ts"
@@ -60,27 +61,37 @@ export class ProviderRouter extends Context.Service<
       model: ModelConfig,
       request: ChatRequest,
       log: AttemptLog,
-      admit?: RouteFilter
+      admit?: RouteFilter,
+      deadline?: Deadline
     ) => Effect.Effect<{ readonly completion: ChatCompletion; readonly served: Served }, GatewayError>
     readonly stream: (model: ModelConfig, request: ChatRequest, log: AttemptLog, admit?: RouteFilter) => Stream.Stream<RoutedEvent, GatewayError>
+    /**
+     * The request's routing deadline (`routing.deadline_ms` from now), the one place it is made;
+     * each method starts one when the caller passes none. A stream is bounded by it until its
+     * first chunk (`ChatCompletions`).
+     */
+    readonly deadline: (model: ModelConfig) => Effect.Effect<Deadline>
     /** Embeddings over the same plan, retries, fallbacks, circuit breaker and deadline as `complete`. */
     readonly embed: (
       model: ModelConfig,
       request: EmbeddingRequest,
-      log: AttemptLog
+      log: AttemptLog,
+      deadline?: Deadline
     ) => Effect.Effect<{ readonly result: EmbeddingResult; readonly served: Served }, GatewayError>
     /** Image generation over the same routed call; fallbacks only to models whose catalogue accepts the job's options. */
     readonly images: (
       model: ModelConfig,
       job: ImageJob,
-      log: AttemptLog
+      log: AttemptLog,
+      deadline?: Deadline
     ) => Effect.Effect<{ readonly result: ImageResult; readonly served: Served }, GatewayError>
     /** Speech to text over the same routed call; each model is asked for what its catalogue data allows. */
     readonly transcribe: (
       model: ModelConfig,
       request: TranscriptionRequest,
       audio: MeasuredAudio,
-      log: AttemptLog
+      log: AttemptLog,
+      deadline?: Deadline
     ) => Effect.Effect<{ readonly result: UpstreamTranscript; readonly served: Served }, GatewayError>
   }
 >()("gateway/ProviderRouter") {
@@ -158,35 +169,29 @@ export class ProviderRouter extends Context.Service<
           return Effect.void
         })
 
-      const deadlineError = (model: ModelConfig) =>
-        new GatewayError({
-          reason: new UpstreamFailure({
-            message: `No provider answered for model '${model.id}' within ${settings.deadline_ms} ms.`,
-            provider: "gateway",
-            kind: "timeout"
-          })
-        })
+      const deadlineOf = (model: ModelConfig): Effect.Effect<Deadline> =>
+        Effect.clockWith((clock) =>
+          Effect.succeed(makeDeadline(clock, settings.deadline_ms, () =>
+            new GatewayError({
+              reason: new UpstreamFailure({
+                message: `No provider answered for model '${model.id}' within ${settings.deadline_ms} ms.`,
+                provider: "gateway",
+                kind: "timeout"
+              })
+            })))
+        )
+      // The caller's deadline, or one started now.
+      const withDeadline = <A>(model: ModelConfig, given: Deadline | undefined, use: (deadline: Deadline) => Effect.Effect<A, GatewayError>) =>
+        given === undefined ? Effect.flatMap(deadlineOf(model), use) : use(given)
 
-      const calls = {
-        record,
-        finalError: finalRoutingError,
-        spans,
-        deadlineMs: settings.deadline_ms,
-        deadlineError,
-        providerName
-      }
-      const chatCalls = {
-        ...calls,
-        operation: "chat" as const,
-        honoursDeadline: (c: Candidate) => registry.chat(c.deployment.provider)?.honoursDeadline === true
-      }
-      // Embedding adapters make several calls per request (batches): each is watched.
-      const embeddingCalls = { ...calls, operation: "embeddings" as const, honoursDeadline: () => false }
+      const calls = { record, finalError: finalRoutingError, spans, providerName }
+      const chatCalls = { ...calls, operation: "chat" as const }
+      const embeddingCalls = { ...calls, operation: "embeddings" as const }
 
-      const complete = (model: ModelConfig, request: ChatRequest, log: AttemptLog, admit?: RouteFilter) =>
+      const complete = (model: ModelConfig, request: ChatRequest, log: AttemptLog, admit?: RouteFilter, given?: Deadline) =>
         Effect.flatMap(planFor(model, request, admit), (planner) =>
           Effect.map(
-            routedCall(chatCalls, model, planner, log, (candidate) => {
+            withDeadline(model, given, (deadline) => routedCall(chatCalls, model, planner, log, deadline, (candidate) => {
               const provider: ChatProvider | undefined = registry.chat(candidate.deployment.provider)
               if (provider === undefined) return Effect.fail(unavailable(candidate))
               const call = provider.complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
@@ -194,7 +199,7 @@ export class ProviderRouter extends Context.Service<
               return spans.enabled
                 ? Effect.tap(call, (completion) => Effect.annotateCurrentSpan(completionAttributes(completion, candidate.deployment.model)))
                 : call
-            }),
+            })),
             ({ result, served }): { completion: ChatCompletion; served: Served } => ({ completion: result, served })
           )).pipe(spans.span("ProviderRouter.complete"))
 
@@ -210,32 +215,30 @@ export class ProviderRouter extends Context.Service<
       })
 
       const findModel = (id: string) => catalog.find(id)?.config
-      const embed = (model: ModelConfig, request: EmbeddingRequest, log: AttemptLog) =>
+      const embed = (model: ModelConfig, request: EmbeddingRequest, log: AttemptLog, given?: Deadline) =>
         Effect.flatMap(plannerOf(embeddingRoutes(model, request, findModel, registry.embedding)), (planner) =>
           // `embeddingRoutes` kept only deployments whose provider has an embeddings adapter.
-          routedCall(embeddingCalls, model, planner, log, (candidate) =>
+          withDeadline(model, given, (deadline) => routedCall(embeddingCalls, model, planner, log, deadline, (candidate) =>
             registry.embedding(candidate.deployment.provider)!.embed(request, {
               upstreamModel: candidate.deployment.model,
               model: candidate.model
-            }))).pipe(spans.span("ProviderRouter.embed"))
+            })))).pipe(spans.span("ProviderRouter.embed"))
 
-      // A Gemini image job is several calls: each attempt is watched, like embeddings.
-      const imageCalls = { ...calls, operation: "generate_content" as const, honoursDeadline: () => false }
-      const images = (model: ModelConfig, job: ImageJob, log: AttemptLog) =>
+      const imageCalls = { ...calls, operation: "generate_content" as const }
+      const images = (model: ModelConfig, job: ImageJob, log: AttemptLog, given?: Deadline) =>
         Effect.flatMap(plannerOf(imageRoutes(model, job, findModel, registry.image)), (planner) =>
           // `imageRoutes` kept only deployments whose provider has an image adapter.
-          routedCall(imageCalls, model, planner, log, (candidate) =>
+          withDeadline(model, given, (deadline) => routedCall(imageCalls, model, planner, log, deadline, (candidate) =>
             registry.image(candidate.deployment.provider)!.generate(job, {
               upstreamModel: candidate.deployment.model,
               model: candidate.model,
               family: imageFamilyOf(candidate.model)
-            }))).pipe(spans.span("ProviderRouter.images"))
+            })))).pipe(spans.span("ProviderRouter.images"))
 
-      // Uploads of up to 25 MB: each attempt is watched rather than trusted to end at the deadline.
-      const transcriptionCalls = { ...calls, operation: "transcription" as const, honoursDeadline: () => false }
-      const transcribe = (model: ModelConfig, request: TranscriptionRequest, audio: MeasuredAudio, log: AttemptLog) =>
+      const transcriptionCalls = { ...calls, operation: "transcription" as const }
+      const transcribe = (model: ModelConfig, request: TranscriptionRequest, audio: MeasuredAudio, log: AttemptLog, given?: Deadline) =>
         Effect.flatMap(plannerOf(transcriptionRoutes(model, request, findModel, registry.transcription)), (planner) =>
-          routedCall(transcriptionCalls, model, planner, log, (candidate) => {
+          withDeadline(model, given, (deadline) => routedCall(transcriptionCalls, model, planner, log, deadline, (candidate) => {
             // Both were checked when the routes were chosen.
             const ask = planTranscription(request, candidate.model) as Exclude<ReturnType<typeof planTranscription>, GatewayError>
             return registry.transcription(candidate.deployment.provider)!.transcribe(request, audio, {
@@ -243,9 +246,9 @@ export class ProviderRouter extends Context.Service<
               model: candidate.model,
               ask
             })
-          })).pipe(spans.span("ProviderRouter.transcribe"))
+          }))).pipe(spans.span("ProviderRouter.transcribe"))
 
-      return ProviderRouter.of({ complete, stream, embed, images, transcribe })
+      return ProviderRouter.of({ complete, stream, deadline: deadlineOf, embed, images, transcribe })
     })
   )
 }

@@ -23,7 +23,8 @@ export const finalRoutingError = (model: ModelConfig, last: GatewayError | undef
     return new GatewayError({
       reason: new RateLimited({
         message: `Every provider for model '${model.id}' is rate limiting requests. Tried: ${tried}.`,
-        ...(last.retryAfterMs === undefined ? {} : { retryAfterMs: last.retryAfterMs })
+        // The upstream said nothing of when: a second, as before, since waiting may help.
+        retryAfterMs: last.retryAfterMs ?? 1000
       })
     })
   }

@@ -12,6 +12,7 @@ import consoleSessions from "./migrations/0012_console_sessions.ts"
 import strictTranslation from "./migrations/0013_strict_translation.ts"
 import storedResponses from "./migrations/0015_stored_responses.ts"
 import settlementReconciliation from "./migrations/0016_settlement_reconciliation.ts"
+import consoleOperations from "./migrations/0018_console_operations.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -27,7 +28,8 @@ export const migrations = Migrator.fromRecord({
   "0012_console_sessions": consoleSessions,
   "0013_strict_translation": strictTranslation,
   "0015_stored_responses": storedResponses,
-  "0016_settlement_reconciliation": settlementReconciliation
+  "0016_settlement_reconciliation": settlementReconciliation,
+  "0018_console_operations": consoleOperations
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })

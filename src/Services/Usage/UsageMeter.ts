@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import type { Principal } from "../../Domain/ApiKey.ts"
 import { estimateCompletionTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../Domain/Pricing.ts"
@@ -11,8 +12,8 @@ import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
 import type { UsageEndpoint, UsageError, UsageEvent, UsageSettlement } from "../../Domain/UsageEvent.ts"
 import { boundedCount, usageBounds } from "../../Domain/UsageBounds.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
-import { GatewayMetrics } from "../Metrics/GatewayMetrics.ts"
 import { AttemptLog, type Served } from "../Routing/RoutedAttempts.ts"
+import { RequestObservers } from "./RequestObserver.ts"
 import { UsageLedger } from "./UsageLedger.ts"
 
 /** What one request accumulates while it runs; written once, when the request's scope closes. */
@@ -83,9 +84,11 @@ export const openMeter = (input: {
     const clock = Context.get(context, Clock.Clock)
     const startedAt = clock.currentTimeMillisUnsafe()
     const meter = new RequestMeter(input.requestId)
-    // Undefined unless `metrics.enabled`: then the request is counted once, when it ends.
-    const metrics = Context.getOrUndefined(context, GatewayMetrics)?.recorder
-    metrics?.live.add(meter)
+    // Only a real tracer's ids lead anywhere; Effect's built-in one exports nothing.
+    const span = Context.get(context, Tracer.Tracer) === Tracer.nativeTracer ? undefined : Context.getOrUndefined(context, Tracer.ParentSpan)
+    // Undefined unless an observer is installed (`metrics.enabled`): then the request is counted once, when it ends.
+    const observer = Context.getOrUndefined(context, RequestObservers)?.observer
+    observer?.started(meter)
     // Straight on the scope: `Effect.addFinalizer` would re-provide the whole service context
     // to the finalizer, a copy of every service per request.
     const finalizer = Scope.addFinalizerExit(Context.get(context, Scope.Scope), (exit) => {
@@ -127,9 +130,10 @@ export const openMeter = (input: {
         ...(meter.dialect === undefined ? {} : { dialect: meter.dialect }),
         ...(translationOf(meter) === undefined ? {} : { translation: translationOf(meter)! }),
         ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } }),
+        ...(span === undefined ? {} : { traceId: span.traceId }),
         ...(meter.billedTo === undefined ? {} : { settlement: meter.billedTo })
       }
-      metrics?.ended(meter, event, input.principal.projectId)
+      observer?.ended(meter, event, input.principal.projectId)
       const recorded = ledger.record(event)
       return meter.settle === undefined ? recorded : Effect.andThen(recorded, meter.settle(cost, usage.promptTokens + usage.completionTokens))
     })

@@ -29,7 +29,8 @@ const eventColumns = [
   "attempts",
   "cost_nano_usd",
   "request_id",
-  "detail"
+  "detail",
+  "trace_id"
 ].join(", ")
 
 /**
@@ -116,7 +117,8 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
         attempts: Math.max(1, e.attempts.length),
         cost_nano_usd: e.costNanoUsd,
         request_id: e.requestId,
-        detail: detailOf(e)
+        detail: detailOf(e),
+        trace_id: e.traceId ?? null
       }))
       // One JSON parameter per batch instead of one bind parameter per value: the database
       // unpacks it in a single pass, about half the cost per row of a VALUES list. A request id

@@ -54,6 +54,13 @@ describe("Responses: errors", () => {
     expect(await unknownField.json()).toMatchObject({ error: { param: "frobnicate", code: "unknown_parameter" } })
     const missing = await gw.postJson("/v1/responses", { model: "nope", input: "hi" })
     expect(missing.status).toBe(404)
+    // Hosted tools run inside OpenAI: refused by name, with what to do instead, on every provider.
+    const hosted = await gw.postJson("/v1/responses", { model: "gpt-priced", input: "hi", tools: [{ type: "web_search" }] })
+    expect(hosted.status).toBe(400)
+    const refusal = ((await hosted.json()) as { error: { param: string; message: string } }).error
+    expect(refusal.param).toBe("tools[0].type")
+    expect(refusal.message).toContain("'web_search'")
+    expect(refusal.message).toContain("'function' tool")
   })
 
   it("a stream that breaks after it started ends with an error event and response.failed", async () => {
