@@ -10,10 +10,11 @@ import { GatewayLive } from "./AppLayer.ts"
 import { LoggingLive, TracingLive } from "./Observability.ts"
 import { AppConfig, formatConfigError } from "./Services/Config/AppConfig.ts"
 import { GatewayConfigFile } from "./Services/Config/GatewayConfigLoader.ts"
+import { logStartupSummary } from "./Services/Config/StartupSummary.ts"
 import { ReloadSignalLive } from "./Services/Runtime/ReloadSignal.ts"
 
 const MainLive = Layer.merge(GatewayLive, ReloadSignalLive).pipe(
-  Layer.tap((context) => HttpServer.logAddress.pipe(Effect.provideContext(context))),
+  Layer.tap((context) => Effect.andThen(HttpServer.logAddress, logStartupSummary).pipe(Effect.provideContext(context))),
   Layer.provide(TracingLive),
   Layer.provide(LoggingLive),
   Layer.provideMerge(GatewayConfigFile.layer),

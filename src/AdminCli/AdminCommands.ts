@@ -8,6 +8,7 @@ import * as Flag from "effect/cli/Flag"
 import { usageWindow } from "../Domain/UsageWindow.ts"
 import { Accounts } from "../Services/Accounts/Accounts.ts"
 import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
+import { deleteProject, deleteUser } from "../Services/Accounts/Deletion.ts"
 import { UsageLedger } from "../Services/Usage/UsageLedger.ts"
 import { CliUsageError, nonEmpty, parseDuration, parseScopes, parseTime } from "./CliArgs.ts"
 import { billingCommand } from "./BillingCommands.ts"
@@ -49,9 +50,13 @@ const projectsList = Command.make("list", {}, () =>
   )
 ).pipe(Command.withDescription("List projects"))
 
+const projectsDelete = Command.make("delete", { project: Argument.String("project_id").pipe(Argument.withDescription("Project id (proj_...)")) }, (input) =>
+  withServices(Effect.flatMap(deleteProject(input.project), (deleted) => emit(deleted, Human.deleted)))
+).pipe(Command.withDescription("Delete a project: its keys are revoked; usage and credit history stay"))
+
 const projects = Command.make("projects").pipe(
-  Command.withDescription("Create and list projects"),
-  Command.withSubcommands([projectsCreate, projectsList])
+  Command.withDescription("Create, list and delete projects"),
+  Command.withSubcommands([projectsCreate, projectsList, projectsDelete])
 )
 
 const usersCreate = Command.make(
@@ -83,9 +88,13 @@ const usersList = Command.make("list", { project: projectFlag }, (input) =>
   )
 ).pipe(Command.withDescription("List a project's users"))
 
+const usersDelete = Command.make("delete", { user: Argument.String("user_id").pipe(Argument.withDescription("User id (user_...)")) }, (input) =>
+  withServices(Effect.flatMap(deleteUser(input.user), (deleted) => emit(deleted, Human.deleted)))
+).pipe(Command.withDescription("Delete a user: its keys are revoked"))
+
 const users = Command.make("users").pipe(
-  Command.withDescription("Create and list users"),
-  Command.withSubcommands([usersCreate, usersList])
+  Command.withDescription("Create, list and delete users"),
+  Command.withSubcommands([usersCreate, usersList, usersDelete])
 )
 
 const keysCreate = Command.make(
@@ -163,9 +172,34 @@ const keysRevoke = Command.make("revoke", { key: Argument.String("key_id").pipe(
   )
 ).pipe(Command.withDescription("Revoke an API key"))
 
+const keyArgument = Argument.String("key_id").pipe(Argument.withDescription("Key id (key_...)"))
+
+const keysScopes = Command.make("scopes", { key: keyArgument, scopes: Flag.String("scopes").pipe(Flag.withDescription("Comma-separated scopes, e.g. chat,embeddings")) }, (input) =>
+  Effect.gen(function* () {
+    const scopes = yield* parseScopes(input.scopes)
+    yield* withServices(Effect.gen(function* () {
+      const key = yield* (yield* ApiKeys).setScopes(input.key, scopes)
+      yield* emit(key, Human.keyScopes)
+    }))
+  })
+).pipe(Command.withDescription("Replace an API key's scopes"))
+
+const keysRotate = Command.make(
+  "rotate",
+  { key: keyArgument, secretOnly: Flag.Boolean("secret-only").pipe(Flag.withDefault(false), Flag.withDescription("Print only the new secret")) },
+  (input) =>
+    withServices(
+      Effect.gen(function* () {
+        const rotated = yield* (yield* ApiKeys).rotate(input.key)
+        if (input.secretOnly) return yield* Console.log(rotated.secret)
+        yield* emit(rotated, (r) => Human.keyRotated(r.key, r.secret))
+      })
+    )
+).pipe(Command.withDescription("Give an API key a new secret (printed once); the old secret stops working"))
+
 const keys = Command.make("keys").pipe(
-  Command.withDescription("Create, list and revoke API keys"),
-  Command.withSubcommands([keysCreate, keysList, keysRevoke])
+  Command.withDescription("Create, list, change, rotate and revoke API keys"),
+  Command.withSubcommands([keysCreate, keysList, keysScopes, keysRotate, keysRevoke])
 )
 
 const usage = Command.make(

@@ -70,6 +70,14 @@ export const keyTable = (keys: ReadonlyArray<ApiKeyView>, nowSeconds: number): s
         ])
       )
 
+export const keyScopes = (k: ApiKeyView): string => `API key ${k.id} (...${k.hint}) now has the scopes ${k.scopes.join(", ")}.`
+
+export const keyRotated = (k: ApiKeyView, secret: string): string =>
+  [`API key ${k.id} of project ${k.project_id} has a new secret; the old one no longer works.`, `  secret:   ${secret}`, "The secret is shown only this once."].join("\n")
+
+export const deleted = (d: { readonly id: string; readonly object: string; readonly revoked_keys: number }): string =>
+  `Deleted ${d.object} ${d.id}; ${d.revoked_keys} key${d.revoked_keys === 1 ? "" : "s"} revoked.`
+
 export const keyRevoked = (k: ApiKeyView): string =>
   `Revoked API key ${k.id} (...${k.hint}) of project ${k.project_id} at ${time(k.revoked_at)}.`
 

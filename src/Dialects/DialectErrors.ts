@@ -99,6 +99,10 @@ export const messagesStatusOf = (reason: GatewayErrorReason): { readonly status:
 export const statusIn = (dialect: Dialect, reason: GatewayErrorReason): { readonly status: number; readonly type: string } =>
   dialect === "messages" ? messagesStatusOf(reason) : chatStatusOf(reason)
 
+/** What the access log records of an error answer: its `code`, else its `error.type` in the dialect. */
+export const errorCodeOf = (reason: GatewayErrorReason, dialect: Dialect = "chat"): string =>
+  "code" in reason && reason.code !== undefined ? reason.code : statusIn(dialect, reason).type
+
 export interface ErrorShapeOptions {
   readonly requestId: string
   readonly dialect?: Dialect

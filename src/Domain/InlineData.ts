@@ -3,37 +3,31 @@ import { GatewayError } from "./GatewayError.ts"
 
 const dataUrlHead = /^data:[^,;]*(?:;[^,;]*)*;base64,/i
 
-/** A-Z, a-z, 0-9, `+` and `/`. */
-const isSymbol = (c: number): boolean =>
-  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47
+/** The alphabet and line breaks, as far as they go. */
+const base64Run = /[A-Za-z0-9+/\r\n]*/y
+/** What may follow: at most two `=`, then only line breaks. */
+const base64Tail = /(={0,2})[\r\n]*$/y
 
 /**
  * Whether `text` from `start` on is base64 that decodes exactly: the standard alphabet (line
  * breaks allowed), at most two `=` of padding at the end, and a length that is a whole number of
  * bytes. Node would decode anything, silently dropping what it cannot read.
+ *
+ * Native scans only, in linear time: a 100 MB video payload costs a few tens of milliseconds,
+ * where a loop over its characters held the event loop for most of a second. The run and the tail
+ * are matched apart: as one pattern, every line break the run gave back was tried against the
+ * tail again, which was quadratic on a long run of line breaks.
  */
 export const isBase64From = (text: string, start: number): boolean => {
-  // One pass over the characters, in place: a 50 MB payload is neither copied nor backtracked
-  // over (a regular expression with a line-break run on both sides of the padding was quadratic).
-  let symbols = 0
-  let padding = 0
-  let lineBreaks = false
-  let paddingClosed = false
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 10 || c === 13) {
-      lineBreaks = true
-      paddingClosed = padding > 0
-    } else if (c === 61) {
-      // `=` only at the end, at most two in one run: nothing but line breaks may follow it.
-      if (paddingClosed || ++padding > 2) return false
-    } else if (padding > 0 || !isSymbol(c)) {
-      return false
-    } else {
-      symbols++
-    }
-  }
-  if (lineBreaks) return true
+  if (start > text.length) return false
+  base64Run.lastIndex = start
+  base64Run.exec(text)
+  base64Tail.lastIndex = base64Run.lastIndex
+  const tail = base64Tail.exec(text)
+  if (tail === null) return false
+  if (text.indexOf("\n", start) !== -1 || text.indexOf("\r", start) !== -1) return true
+  const padding = tail[1]!.length
+  const symbols = text.length - start - padding
   if (symbols === 0) return false
   return padding === 0 ? symbols % 4 !== 1 : (symbols + padding) % 4 === 0
 }

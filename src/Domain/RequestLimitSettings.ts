@@ -35,6 +35,14 @@ export const JsonLimitSettings = Schema.Struct({
   max_object_keys: withDefault(PositiveInt, 10_000),
   /** Items of any one array (`messages`, an embedding's `input`, a token array). */
   max_array_items: withDefault(PositiveInt, 100_000),
+  /**
+   * Objects and arrays in the whole body. \`JSON.parse\` runs on the event loop and objects are what
+   * it is slowest to build (about 1 ms per 3,000 on a busy core); a long chat with tools has a few
+   * thousand.
+   */
+  max_containers: withDefault(PositiveInt, 50_000),
+  /** Values in the whole body (every item, key's value and the body itself): token arrays of 300,000 tokens fit. */
+  max_values: withDefault(PositiveInt, 1_000_000),
   /** Backslash escapes in the whole body (`\n`, `\"`, `\u00e9`...): about 8 MB of escaped text. */
   max_escapes: withDefault(PositiveInt, 1_000_000)
 })

@@ -2,25 +2,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { type AccessRecord, jsonLine, textLine } from "../Services/AccessLog/AccessLogLine.ts"
 import type { AccessLogMode } from "../Services/AccessLog/AccessLogSettings.ts"
 import type { AccessLogWriter } from "../Services/AccessLog/AccessLogWriter.ts"
-import type { RequestMeter } from "../Services/Usage/UsageMeter.ts"
+import { activateNotes, errors, keys, meters } from "./AccessLogNotes.ts"
 import { knownRequestId } from "./Handler.ts"
-
-// What the request's handler learnt, keyed by Node's request object (the platform request's
-// `source`), which lives exactly as long as the request: no context entry, no fiber, and
-// nothing at all when the access log is off.
-const keys = new WeakMap<object, string>()
-const meters = new WeakMap<object, RequestMeter>()
-let active = false
-
-/** The key that authenticated the request (its id only). */
-export const noteKey = (source: unknown, keyId: string): void => {
-  if (active && typeof source === "object" && source !== null) keys.set(source, keyId)
-}
-
-/** The usage meter of a model request: model, provider, attempts, tokens, first-token time. */
-export const noteMeter = (source: unknown, meter: RequestMeter): void => {
-  if (active && typeof source === "object" && source !== null) meters.set(source, meter)
-}
 
 const maxRoute = 512
 
@@ -31,6 +14,8 @@ const recordOf = (req: IncomingMessage, res: ServerResponse, time: number, start
   const query = url.indexOf("?")
   const route = query === -1 ? url : url.slice(0, query)
   const meter = meters.get(req)
+  const key = keys.get(req)
+  const error = meter?.error
   return {
     time,
     level: status >= 500 ? "ERROR" : level,
@@ -45,7 +30,9 @@ const recordOf = (req: IncomingMessage, res: ServerResponse, time: number, start
     ttftMs: meter?.firstTokenAt === undefined ? undefined : Math.max(0, meter.firstTokenAt - time),
     promptTokens: meter?.usage?.promptTokens,
     completionTokens: meter?.usage?.completionTokens,
-    keyId: keys.get(req),
+    keyId: key?.keyId,
+    projectId: key?.projectId,
+    errorCode: error === undefined ? errors.get(req) : (error.code ?? error.type),
     client: req.socket.remoteAddress
   }
 }
@@ -57,7 +44,7 @@ const recordOf = (req: IncomingMessage, res: ServerResponse, time: number, start
  */
 export const withAccessLog = (server: Server, mode: AccessLogMode, writer: AccessLogWriter): Server => {
   if (!mode.enabled) return server
-  active = true
+  activateNotes()
   const format = mode.format === "json" ? jsonLine : textLine
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const time = Date.now()

@@ -6,10 +6,9 @@ import { GatewayError } from "../Domain/GatewayError.ts"
 import type { TranscriptionRequest, TranscriptionTask } from "../Domain/Transcription.ts"
 import { decodeTranscriptionFields } from "../Domain/TranscriptionRequestDecoder.ts"
 import { type StagedAudio, Transcriptions } from "../Services/Audio/Transcriptions.ts"
-import { meteredMultipartEndpoint } from "./MeteredEndpoint.ts"
+import { answerWith, meteredMultipartEndpoint } from "./MeteredEndpoint.ts"
 import { readMultipartForm } from "./MultipartForm.ts"
 import { route } from "./Route.ts"
-import { routeHeaders } from "./RouteHeaders.ts"
 
 type AudioRequest = TranscriptionRequest & { readonly upload: StagedAudio | undefined }
 
@@ -50,9 +49,9 @@ const readAudioForm = (task: TranscriptionTask) =>
   })
 
 const audioEndpoint = (task: TranscriptionTask) =>
-  meteredMultipartEndpoint("audio", "audio", readAudioForm(task), (request: AudioRequest, meter) =>
-    Effect.flatMap(Effect.service(Transcriptions), (service) => service.run(request, request.upload, meter)).pipe(
-      Effect.map(({ body, contentType }) => HttpServerResponse.text(body, { contentType, headers: routeHeaders(meter) }))
+  meteredMultipartEndpoint("audio", "audio", readAudioForm(task), (request: AudioRequest, log) =>
+    Effect.flatMap(Effect.service(Transcriptions), (service) => service.run(request, request.upload, log)).pipe(
+      Effect.map(({ body: { body, contentType }, outcome }) => answerWith(outcome, (headers) => HttpServerResponse.text(body, { contentType, headers })))
     ), (request, context) => transcriptionWorstCase(request.upload?.bytes)(request, context))
 
 export const audioRoutes = [

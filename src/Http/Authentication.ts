@@ -5,7 +5,7 @@ import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import { GatewayError, missingScope } from "../Domain/GatewayError.ts"
 import { ApiKeys } from "../Services/Accounts/ApiKeys.ts"
 import { requestHeader } from "./NodeMessage.ts"
-import { noteKey } from "./AccessLogHook.ts"
+import { noteKey } from "./AccessLogNotes.ts"
 
 /** The caller of the current request, provided by `authenticated`. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("gateway/CurrentPrincipal") {}
@@ -54,7 +54,7 @@ export const authenticated = <A, E, R>(
     if (typeof secret !== "string") return Effect.fail(secret)
     return Effect.flatMap(Effect.service(ApiKeys), (keys) =>
       Effect.flatMap(keys.verify(secret), (principal) => {
-        noteKey(request.source, principal.keyId)
+        noteKey(request.source, principal)
         return Effect.andThen(
           Effect.annotateCurrentSpan({ "gateway.project_id": principal.projectId, "gateway.key_id": principal.keyId }),
           principal.scopes.has(scope)

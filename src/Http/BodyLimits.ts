@@ -20,6 +20,10 @@ export interface JsonShapeLimits {
   readonly maxObjectKeys: number
   readonly maxArrayItems: number
   readonly maxEscapes: number
+  /** Objects and arrays in the whole body. */
+  readonly maxContainers: number
+  /** Values in the whole body. */
+  readonly maxValues: number
 }
 
 const mib = 1024 * 1024
@@ -36,7 +40,9 @@ export const jsonShapeLimits = (server: Pick<ServerSettings, "json_limits">): Js
   maxDepth: server.json_limits.max_depth,
   maxObjectKeys: server.json_limits.max_object_keys,
   maxArrayItems: server.json_limits.max_array_items,
-  maxEscapes: server.json_limits.max_escapes
+  maxEscapes: server.json_limits.max_escapes,
+  maxContainers: server.json_limits.max_containers,
+  maxValues: server.json_limits.max_values
 })
 
 /** Per-route body caps (`server.body_limit_mb`, `server.body_limits.*`); the defaults until configured. */
@@ -45,7 +51,7 @@ export const BodyLimits = Context.Reference<BodyLimitTable>("gateway/BodyLimits"
 })
 
 export const JsonLimits = Context.Reference<JsonShapeLimits>("gateway/JsonLimits", {
-  defaultValue: () => jsonShapeLimits({ json_limits: { max_depth: 64, max_object_keys: 10_000, max_array_items: 100_000, max_escapes: 1_000_000 } })
+  defaultValue: () => jsonShapeLimits({ json_limits: { max_depth: 64, max_object_keys: 10_000, max_array_items: 100_000, max_escapes: 1_000_000, max_containers: 50_000, max_values: 1_000_000 } })
 })
 
 export const capOf = (table: BodyLimitTable, endpoint: UsageEndpoint): BodyCap =>

@@ -9,11 +9,10 @@ import { ChatCompletions } from "../Services/Chat/ChatCompletions.ts"
 import { chatEncoding } from "../Services/Chat/ChatEncoding.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
 import { doneFrame, encodeDataBatch, errorFrame, keepAliveFrame } from "../Streams/SseEncoder.ts"
-import { meteredEndpoint } from "./MeteredEndpoint.ts"
+import { type Answer, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
-import { routeHeaders } from "./RouteHeaders.ts"
 import { isStrict } from "./StrictTranslation.ts"
-import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
+import { type Frames, type SseEncoding, stoppedMessage, type StreamResponseContext, streamResponse } from "./SseResponse.ts"
 
 const done: Frames = [doneFrame]
 
@@ -28,20 +27,22 @@ const chatSse: SseEncoding<ChunkWire> = {
 
 const strictRun = { strict: true } as const
 
-const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, meter, principal) =>
+const chatCompletions = meteredEndpoint("chat", "chat", decodeChatRequest, (request, log, principal) =>
   Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) =>
     Context.get(context, ChatCompletions).run(
       request,
-      meter,
+      log,
       principal.projectId,
       chatEncoding(request.includeUsage),
       isStrict(Context.get(context, HttpServerRequest.HttpServerRequest), principal) ? strictRun : undefined
     )).pipe(
-    Effect.flatMap((result) =>
-      result._tag === "Json"
-        ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-        : streamResponse(result.chunks, chatSse, () => routeHeaders(meter))
-    )
+    Effect.map((result): Answer<StreamResponseContext> => ({
+      outcome: result.outcome,
+      response: (headers) =>
+        result._tag === "Json"
+          ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: headers() }))
+          : streamResponse(result.chunks, chatSse, headers)
+    }))
   ), chatWorstCase)
 
 export const chatRoutes = [route("POST", "/v1/chat/completions", chatCompletions)]

@@ -4,13 +4,13 @@ import { embeddingWorstCase } from "../Domain/AdmissionCost.ts"
 import { decodeEmbeddingRequest } from "../Domain/EmbeddingRequestDecoder.ts"
 import { embeddingsWireJson } from "../Domain/EmbeddingResultWire.ts"
 import { Embeddings } from "../Services/Embeddings/Embeddings.ts"
-import { meteredEndpoint } from "./MeteredEndpoint.ts"
+import { answerWith, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
-import { routeHeaders } from "./RouteHeaders.ts"
 
-const embeddings = meteredEndpoint("embeddings", "embeddings", decodeEmbeddingRequest, (request, meter) =>
-  Effect.flatMap(Effect.service(Embeddings), (service) => service.run(request, meter)).pipe(
-    Effect.map((body) => HttpServerResponse.text(embeddingsWireJson(body), { contentType: "application/json", headers: routeHeaders(meter) }))
+const embeddings = meteredEndpoint("embeddings", "embeddings", decodeEmbeddingRequest, (request, log) =>
+  Effect.flatMap(Effect.service(Embeddings), (service) => service.run(request, log)).pipe(
+    Effect.map(({ body, outcome }) =>
+      answerWith(outcome, (headers) => HttpServerResponse.text(embeddingsWireJson(body), { contentType: "application/json", headers })))
   ), embeddingWorstCase)
 
 export const embeddingsRoutes = [route("POST", "/v1/embeddings", embeddings)]

@@ -9,8 +9,9 @@ import { GatewayError } from "../Domain/GatewayError.ts"
 import * as Ids from "../Domain/Ids.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { isStorageOutage, storageUnavailable } from "../Services/Storage/StorageGuard.ts"
-import { type Dialect, statusIn } from "../Dialects/DialectErrors.ts"
+import { type Dialect, errorCodeOf, statusIn } from "../Dialects/DialectErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
+import { noteError } from "./AccessLogNotes.ts"
 
 // Keyed by the platform's request object (Node's message), which lives exactly as long as the
 // request: the id costs no context entry, and whatever serves the request finds the same one.
@@ -100,6 +101,7 @@ export const handle = <R>(
         const error = failureOf(cause, retryAfterOf(fiber))
         if (error === undefined) return Effect.failCause(cause as Cause.Cause<never>)
         const response = errorResponse(error, render)
+        noteError(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).source, errorCodeOf(error.reason, options.dialect))
         if (Cause.findErrorOption(cause)._tag === "Some") return Effect.succeed(response)
         return Effect.as(Effect.logError(error.reason._tag === "Internal" ? "unhandled defect" : "database unreachable", cause), response)
       })

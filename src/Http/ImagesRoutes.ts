@@ -8,11 +8,10 @@ import { decodeImageGenerationRequest, decodeImageRequest } from "../Domain/Imag
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { ImageLinks, imageLinkPath } from "../Services/Images/ImageLinks.ts"
 import { Images } from "../Services/Images/Images.ts"
-import type { RequestMeter } from "../Services/Usage/UsageMeter.ts"
-import { meteredEndpoint } from "./MeteredEndpoint.ts"
+import type { AttemptLog } from "../Services/Routing/RoutedAttempts.ts"
+import { answerWith, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { requestHeader } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
-import { routeHeaders } from "./RouteHeaders.ts"
 import { trimEndChars } from "../Domain/TrimChars.ts"
 
 const firstOf = (value: string | undefined) => value?.split(",", 1)[0]?.trim()
@@ -31,18 +30,18 @@ export const publicBaseUrl = (configured: string | undefined, header: (name: str
   return `${proto === "https" ? "https" : "http"}://${host !== undefined && hostPattern.test(host) ? host : "localhost"}`
 }
 
-const respond = (request: ImageRequest, meter: RequestMeter, projectId: string) =>
+const respond = (request: ImageRequest, log: AttemptLog, projectId: string) =>
   Effect.gen(function* () {
     const http = yield* HttpServerRequest.HttpServerRequest
     const configured = (yield* GatewayConfigFile).config.server.public_base_url
-    const body = yield* (yield* Images).run(request, meter, projectId, publicBaseUrl(configured, (name) => requestHeader(http, name)))
-    return HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) })
+    const { body, outcome } = yield* (yield* Images).run(request, log, projectId, publicBaseUrl(configured, (name) => requestHeader(http, name)))
+    return answerWith(outcome, (headers) => HttpServerResponse.jsonUnsafe(body, { headers }))
   })
 
-const generations = meteredEndpoint("images", "images", decodeImageGenerationRequest, (request, meter, principal) =>
-  respond(request, meter, principal.projectId), imageWorstCase)
+const generations = meteredEndpoint("images", "images", decodeImageGenerationRequest, (request, log, principal) =>
+  respond(request, log, principal.projectId), imageWorstCase)
 
-const images = meteredEndpoint("images", "images", decodeImageRequest, (request, meter, principal) => respond(request, meter, principal.projectId), imageWorstCase)
+const images = meteredEndpoint("images", "images", decodeImageRequest, (request, log, principal) => respond(request, log, principal.projectId), imageWorstCase)
 
 /** An image link: no key (the signature is the credential), the stored type, cacheable until it expires. */
 const generated = Effect.gen(function* () {

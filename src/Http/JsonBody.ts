@@ -11,6 +11,7 @@ import { type BodyCap, type BodyLimitTable, BodyLimits, bodyTooLarge, JsonLimits
 import { errorBody } from "./ErrorResponse.ts"
 import { requestIdOf } from "./Handler.ts"
 import { jsonShapeRefusal, spendEscapes } from "./JsonShape.ts"
+import { makeJsonStructureMeter } from "./JsonStructure.ts"
 import { incomingMessageOf, requestHeader, serverResponseOf } from "./NodeMessage.ts"
 
 /** How long a request body may send nothing, in ms (`resilience.body_read_timeout_seconds`). */
@@ -154,7 +155,8 @@ const decoder = new TextDecoder()
  * model endpoints would pay on every request. Bytes past the cap end the read with a 413, and
  * backslashes past `limits.maxEscapes` with a 400, as soon as they arrive; the server's teardown
  * deals with the rest of the body. Decoded like the platform does (a BOM dropped, bad UTF-8
- * replaced).
+ * replaced). The structure limits (depth, keys, items, objects and values) are counted as the
+ * bytes arrive too, so `JSON.parse` only ever gets a body it can build quickly.
  */
 const readIncoming = (source: IncomingMessage, cap: BodyCap, limits: JsonShapeLimits, stallMs: number): Effect.Effect<string, GatewayError> =>
   Effect.callback<string, GatewayError>((resume) => {
@@ -163,6 +165,7 @@ const readIncoming = (source: IncomingMessage, cap: BodyCap, limits: JsonShapeLi
     const limit = cap.bytes
     let size = 0
     let escapes = limits.maxEscapes
+    const structure = makeJsonStructureMeter(limits)
     const stop = () => {
       unwatch()
       source.off("data", onData)
@@ -176,12 +179,13 @@ const readIncoming = (source: IncomingMessage, cap: BodyCap, limits: JsonShapeLi
     })
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size <= limit) {
-        escapes = spendEscapes(chunk, escapes)
-        if (escapes >= 0) return void chunks.push(chunk)
-      }
+      let refused: GatewayError | undefined
+      if (size > limit) refused = bodyTooLarge(cap)
+      else if ((escapes = spendEscapes(chunk, escapes)) < 0) refused = tooManyEscapes(limits)
+      else refused = structure(chunk)
+      if (refused === undefined) return void chunks.push(chunk)
       stop()
-      resume(Effect.fail(size > limit ? bodyTooLarge(cap) : tooManyEscapes(limits)))
+      resume(Effect.fail(refused))
     }
     const onEnd = () => {
       stop()
@@ -209,7 +213,12 @@ const readThroughPlatform = (request: HttpServerRequest.HttpServerRequest, cap: 
         ? Effect.fail(bodyTooLarge(cap))
         : Effect.fail(unreadable())
     ),
-    Effect.flatMap((body) => (spendEscapes(Buffer.from(body), limits.maxEscapes) < 0 ? Effect.fail(tooManyEscapes(limits)) : Effect.succeed(body)))
+    Effect.flatMap((body) => {
+      const bytes = Buffer.from(body)
+      if (spendEscapes(bytes, limits.maxEscapes) < 0) return Effect.fail(tooManyEscapes(limits))
+      const refused = makeJsonStructureMeter(limits)(bytes)
+      return refused === undefined ? Effect.succeed(body) : Effect.fail(refused)
+    })
   )
   const message = incomingMessageOf(request)
   if (message === undefined) return text

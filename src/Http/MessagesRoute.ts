@@ -15,12 +15,12 @@ import * as Ids from "../Domain/Ids.ts"
 import { ChatCompletions, type RunOptions } from "../Services/Chat/ChatCompletions.ts"
 import { chunkEncoding } from "../Services/Chat/ChatEncoding.ts"
 import type { ChunkWire } from "../Streams/ChunkNormaliser.ts"
-import { type EndpointOptions, meteredEndpoint } from "./MeteredEndpoint.ts"
+import { nothingUsed } from "../Services/Usage/RequestOutcome.ts"
+import { type Answer, answerWith, type EndpointOptions, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { requestHeader } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
 import { isStrict } from "./StrictTranslation.ts"
-import { routeHeaders } from "./RouteHeaders.ts"
-import { type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
+import { type SseEncoding, stoppedMessage, type StreamResponseContext, streamResponse } from "./SseResponse.ts"
 
 const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8")
 const ping = utf8(pingFrame)
@@ -75,24 +75,23 @@ const messages = meteredEndpoint(
   "chat",
   "chat",
   decodeMessagesRequest,
-  (request, meter, principal) =>
+  (request, log, principal) =>
     Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) => {
       const http = Context.get(context, HttpServerRequest.HttpServerRequest)
-      meter.dialect = "messages"
       const chat = withNative(http, request)
-      return Context.get(context, ChatCompletions).run(chat, meter, principal.projectId, chunkEncoding(chat.includeUsage), runOptions(http, principal, request))
+      return Context.get(context, ChatCompletions).run(chat, log, principal.projectId, chunkEncoding(chat.includeUsage), runOptions(http, principal, request))
     }).pipe(
-      Effect.flatMap((result) => {
+      Effect.map((result): Answer<StreamResponseContext> => {
         if (result._tag === "Json") {
           const { completion, served } = result.body
           // Served natively: Anthropic's message as it came, named by the catalogue model.
           const body = completion.native !== undefined
             ? { ...completion.native, model: served.model }
             : messageFromCompletion(completion, { id: Ids.messageId(), model: served.model })
-          return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { headers: routeHeaders(meter) }))
+          return answerWith(result.outcome, (headers) => HttpServerResponse.jsonUnsafe(body, { headers }))
         }
         const encoder = new MessagesStreamEncoder({ id: Ids.messageId(), model: request.model })
-        return streamResponse(result.chunks, messagesEncoding(encoder), () => routeHeaders(meter))
+        return { outcome: result.outcome, response: (headers) => streamResponse(result.chunks, messagesEncoding(encoder), headers) }
       })
     ),
   (request, context) => chatWorstCase(request.chat, context),
@@ -110,15 +109,16 @@ const countTokens = meteredEndpoint(
   "chat",
   "chat",
   (body) => decodeMessagesRequest({ ...body, max_tokens: body["max_tokens"] ?? 1 }),
-  (request, meter) =>
+  (request) =>
     Effect.flatMap(Effect.context<ChatCompletions | HttpServerRequest.HttpServerRequest>(), (context) => {
-      meter.dialect = "messages"
       const counting = Context.get(context, ChatCompletions).countTokens(withNative(Context.get(context, HttpServerRequest.HttpServerRequest), request))
+      // Nothing is billed: a count is not a completion.
       return Effect.map(counting, ({ inputTokens, counted }) =>
-        HttpServerResponse.jsonUnsafe(
-          { input_tokens: inputTokens },
-          { headers: { ...routeHeaders(meter), "x-gateway-token-count": counted ? "provider" : "estimate" } }
-        ))
+        answerWith(nothingUsed, (headers) =>
+          HttpServerResponse.jsonUnsafe(
+            { input_tokens: inputTokens },
+            { headers: { ...headers, "x-gateway-token-count": counted ? "provider" : "estimate" } }
+          )))
     }),
   undefined,
   endpointOptions

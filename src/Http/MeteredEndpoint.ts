@@ -7,6 +7,8 @@ import { freeAsk, type WorstCase } from "../Domain/AdmissionCost.ts"
 import type { ApiScope, Principal } from "../Domain/ApiKey.ts"
 import type { GatewayError, GatewayErrorReason } from "../Domain/GatewayError.ts"
 import type { UsageEndpoint, UsageError } from "../Domain/UsageEvent.ts"
+import type { AttemptLog } from "../Services/Routing/RoutedAttempts.ts"
+import { type RequestOutcome, Spent } from "../Services/Usage/RequestOutcome.ts"
 import { openMeter, type RequestMeter } from "../Services/Usage/UsageMeter.ts"
 import { Admission } from "../Services/Billing/Admission.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
@@ -16,7 +18,8 @@ import { errorResponse } from "./ErrorResponse.ts"
 import { failureOf, requestIdOf, statusOfFailure } from "./Handler.ts"
 import { readJsonObject } from "./JsonBody.ts"
 import { capOf } from "./BodyLimits.ts"
-import { noteMeter } from "./AccessLogHook.ts"
+import { noteMeter } from "./AccessLogNotes.ts"
+import { routeHeaders } from "./RouteHeaders.ts"
 
 const free = () => freeAsk
 
@@ -38,6 +41,42 @@ const failed = (meter: RequestMeter, retryAfterMs: number, dialect: Dialect) => 
     if (error !== undefined) meter.error = usageErrorOf(statusIn(dialect, error.reason).type, error.reason)
   })
 
+/**
+ * What a model endpoint's handler gives back: what its service used (the meter's one input), and
+ * the response, made with the route headers (`x-gateway-provider`...; on a stream, read when its
+ * first byte goes out).
+ */
+export interface Answer<R = never> {
+  readonly outcome: RequestOutcome
+  readonly response: (headers: () => Record<string, string>) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>
+}
+
+/** An answer whose response is made at once, from the route headers. */
+export const answerWith = (
+  outcome: RequestOutcome,
+  make: (headers: Record<string, string>) => HttpServerResponse.HttpServerResponse
+): Answer => ({ outcome, response: (headers) => Effect.succeed(make(headers())) })
+
+/** A handler: the decoded request, the request's attempt log (for the router) and the caller. */
+export type Respond<A, R, R2> = (request: A, log: AttemptLog, principal: Principal) => Effect.Effect<Answer<R2>, GatewayError | Spent, R>
+
+/**
+ * The one place the meter takes what happened: the answer's outcome, or what a failure after
+ * some work used; then the response, with headers read from the meter.
+ */
+const answered = <A, R, R2>(respond: Respond<A, R, R2>, request: A, meter: RequestMeter, principal: Principal) =>
+  respond(request, meter.log, principal).pipe(
+    Effect.mapError((failure) => {
+      if (!(failure instanceof Spent)) return failure
+      meter.record(failure.outcome)
+      return failure.error
+    }),
+    Effect.flatMap((answer) => {
+      meter.record(answer.outcome)
+      return answer.response(() => routeHeaders(meter))
+    })
+  )
+
 /** What a dialect endpoint (Messages, Responses) changes in the shared steps. */
 export interface EndpointOptions {
   /** The error shape its failures are rendered in (and recorded with); chat by default. */
@@ -56,11 +95,11 @@ export interface EndpointOptions {
  * a generator: this runs on every request, and each step of a generator costs an iterator
  * round trip.
  */
-const metered = <A extends { readonly model: string }, R1, R>(
+const metered = <A extends { readonly model: string }, R1, R, R2>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  respond: Respond<A, R, R2>,
   worstCase: WorstCase<A> | undefined,
   options: EndpointOptions = {}
 ) => {
@@ -81,18 +120,19 @@ const metered = <A extends { readonly model: string }, R1, R>(
         return (refused === undefined ? Effect.andThen(admission.precheck(principal), read) : Effect.fail(refused)).pipe(
           Effect.flatMap((request) => {
             meter.requestedModel = request.model
+            if (dialect !== "chat") meter.dialect = dialect
             // The one admission step: rate limits and the worst-case reservation, before
             // anything is sent upstream; the meter's finalizer settles it.
             const ask = worstCase === undefined ? free : () => worstCase(request, admission.costContext)
             return Effect.flatMap(admission.admit(principal, request.model, ask, requestId), (ticket) => {
-              if (ticket === undefined) return respond(request, meter, principal)
+              if (ticket === undefined) return answered(respond, request, meter, principal)
               meter.settle = ticket.settle
               meter.billedTo = ticket.billedTo
               const headers = ticket.headers
-              if (headers === undefined) return respond(request, meter, principal)
+              if (headers === undefined) return answered(respond, request, meter, principal)
               // The rate-limit headers go on the answer whatever it is, an error included:
               // rendered here, after its status is put on the meter.
-              return respond(request, meter, principal).pipe(
+              return answered(respond, request, meter, principal).pipe(
                 Effect.map((response) => HttpServerResponse.setHeaders(response, headers)),
                 Effect.tapCause(failed(meter, retryAfterMs, dialect)),
                 Effect.catch((error) =>
@@ -110,11 +150,11 @@ const metered = <A extends { readonly model: string }, R1, R>(
 }
 
 /** A model endpoint with a JSON body (`Content-Type: application/json`), decoded by `decode`. */
-export const meteredEndpoint = <A extends { readonly model: string }, R>(
+export const meteredEndpoint = <A extends { readonly model: string }, R, R2>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   decode: (body: Record<string, unknown>) => Effect.Effect<A, GatewayError>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  respond: Respond<A, R, R2>,
   worstCase?: WorstCase<A>,
   options?: EndpointOptions
 ) => metered(scope, endpoint, Effect.flatMap(readJsonObject((table) => capOf(table, endpoint)), decode), respond, worstCase, options)
@@ -123,11 +163,11 @@ export const meteredEndpoint = <A extends { readonly model: string }, R>(
  * A model endpoint whose request is made by `read` (a JSON body decoded and then completed from
  * storage, say); the key, meter and failure status are handled exactly as for JSON bodies.
  */
-export const meteredReadEndpoint = <A extends { readonly model: string }, R1, R>(
+export const meteredReadEndpoint = <A extends { readonly model: string }, R1, R, R2>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  respond: Respond<A, R, R2>,
   worstCase?: WorstCase<A>,
   options?: EndpointOptions
 ) => metered(scope, endpoint, read, respond, worstCase, options)
@@ -137,11 +177,11 @@ export const meteredReadEndpoint = <A extends { readonly model: string }, R1, R>
  * (see `MultipartForm.ts`), streaming its file to wherever the endpoint keeps it, and gives
  * the request; the key, meter and failure status are handled exactly as for JSON bodies.
  */
-export const meteredMultipartEndpoint = <A extends { readonly model: string }, R1, R>(
+export const meteredMultipartEndpoint = <A extends { readonly model: string }, R1, R, R2>(
   scope: ApiScope,
   endpoint: UsageEndpoint,
   read: Effect.Effect<A, GatewayError, R1>,
-  respond: (request: A, meter: RequestMeter, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, GatewayError, R>,
+  respond: Respond<A, R, R2>,
   worstCase?: WorstCase<A>
 ) => metered(scope, endpoint, read, respond, worstCase)
 

@@ -7,27 +7,31 @@ import { CurrentPrincipal } from "./Authentication.ts"
 import { requestIdOf } from "./Handler.ts"
 
 /**
- * One JSON object per line on stdout, as `Logger.consoleJson` writes them, with the request's
- * id and, once the key is checked, its project and key ids (never the key) among the
- * annotations. They are read from the logging fiber when a line is written, instead of being
- * annotated on every request: a log annotation is a context entry per request, paid by the
- * many requests that never log.
+ * One JSON object per line on stdout, in the schema the access log shares (AccessLogLine.ts):
+ * `time`, `level`, `log` (`app` here, `access` there), then, for a line written inside a
+ * request, `request_id` and, once the key is checked, `project_id` and `key_id` (never the
+ * key), then `message`, `cause`, the code's own `annotations`, `spans` and `fiber_id`. The
+ * request fields are read from the logging fiber when a line is written, instead of being
+ * annotated on every request: a log annotation is a context entry per request, paid by the many
+ * requests that never log.
  */
 export const requestJsonLogger: Logger.Logger<unknown, void> = Logger.make((options) => {
   const entry = Logger.formatStructured.log(options)
+  const line: Record<string, unknown> = { time: entry.timestamp, level: entry.level, log: "app" }
   const context = options.fiber.context
   const request = Context.getOrUndefined(context, HttpServerRequest.HttpServerRequest)
   if (request !== undefined) {
-    const annotations: Record<string, unknown> = { request_id: requestIdOf(request) }
+    line["request_id"] = requestIdOf(request)
     const principal = Context.getOrUndefined(context, CurrentPrincipal)
     if (principal !== undefined) {
-      annotations["project_id"] = principal.projectId
-      annotations["key_id"] = principal.keyId
+      line["project_id"] = principal.projectId
+      line["key_id"] = principal.keyId
     }
-    // Annotations the code made itself come last, so they win.
-    Object.assign(annotations, entry.annotations)
-    options.fiber.getRef(Console.Console).log(Formatter.formatJson({ ...entry, annotations }))
-    return
   }
-  options.fiber.getRef(Console.Console).log(Formatter.formatJson(entry))
+  line["message"] = entry.message
+  if (entry.cause !== undefined) line["cause"] = entry.cause
+  line["annotations"] = entry.annotations
+  line["spans"] = entry.spans
+  line["fiber_id"] = entry.fiberId
+  options.fiber.getRef(Console.Console).log(Formatter.formatJson(line))
 })

@@ -11,12 +11,11 @@ import { Responses } from "../Services/Responses/Responses.ts"
 import { ResponseStore } from "../Services/Responses/ResponseStore.ts"
 import { authenticated, CurrentPrincipal } from "./Authentication.ts"
 import { readJsonObject } from "./JsonBody.ts"
-import { meteredReadEndpoint } from "./MeteredEndpoint.ts"
+import { type Answer, answerWith, meteredReadEndpoint } from "./MeteredEndpoint.ts"
 import { requestHeader } from "./NodeMessage.ts"
 import { route } from "./Route.ts"
-import { routeHeaders } from "./RouteHeaders.ts"
 import { keepAliveFrame } from "../Streams/SseEncoder.ts"
-import { type Frames, type SseEncoding, stoppedMessage, streamResponse } from "./SseResponse.ts"
+import { type Frames, type SseEncoding, stoppedMessage, type StreamResponseContext, streamResponse } from "./SseResponse.ts"
 
 /** The body decoded, its stored context resolved, as the neutral request the chat pipeline routes. */
 // The chat routes' body cap (`server.body_limit_mb`): a Responses request carries what a chat request does.
@@ -43,15 +42,13 @@ const sseEncoding = (failed: (error: GatewayError) => ReadonlyArray<ResponseEven
 const strictOf = Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
   requestHeader(request, "x-gateway-strict")?.trim().toLowerCase() === "true")
 
-const create = meteredReadEndpoint("chat", "chat", readCall, (call, meter, principal) =>
-  Effect.flatMap(Effect.zip(Effect.service(Responses), strictOf), ([responses, strict]) => {
-    meter.dialect = "responses"
-    return responses.create(call, meter, principal.projectId, strict ? { strict: true } : {})
-  }).pipe(
-    Effect.flatMap((result) =>
+const create = meteredReadEndpoint("chat", "chat", readCall, (call, log, principal) =>
+  Effect.flatMap(Effect.zip(Effect.service(Responses), strictOf), ([responses, strict]) =>
+    responses.create(call, log, principal.projectId, strict ? { strict: true } : {})).pipe(
+    Effect.map((result): Answer<StreamResponseContext> =>
       result._tag === "Json"
-        ? Effect.succeed(HttpServerResponse.jsonUnsafe(result.body, { headers: routeHeaders(meter) }))
-        : streamResponse(result.events, sseEncoding(result.failed), () => routeHeaders(meter))
+        ? answerWith(result.outcome, (headers) => HttpServerResponse.jsonUnsafe(result.body, { headers }))
+        : { outcome: result.outcome, response: (headers) => streamResponse(result.events, sseEncoding(result.failed), headers) }
     )
   ), (call, context) => chatWorstCase(call.chat, context), { dialect: "responses" })
 

@@ -20,6 +20,9 @@ const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no" }
  * before them is still a proper HTTP error; `headers` is read then, so it can name the route that
  * serves.
  */
+/** What a streamed response needs from its context. */
+export type StreamResponseContext = GatewayConfigFile | Scope.Scope
+
 export const streamResponse = <C>(
   chunks: Stream.Stream<C, GatewayError>,
   encoding: SseEncoding<C>,

@@ -6,9 +6,9 @@ import { toolCallCostNanoUsd } from "../Domain/ToolCost.ts"
 import type { ToolListing } from "../Services/Tools/ToolDefinition.ts"
 import { WebTools } from "../Services/Tools/WebTools.ts"
 import { authenticated } from "./Authentication.ts"
-import { meteredEndpoint } from "./MeteredEndpoint.ts"
+import { nothingUsed } from "../Services/Usage/RequestOutcome.ts"
+import { answerWith, meteredEndpoint } from "./MeteredEndpoint.ts"
 import { route } from "./Route.ts"
-import { routeHeaders } from "./RouteHeaders.ts"
 
 const view = (tool: ToolListing) => ({ id: tool.id, object: "tool", description: tool.description, parameters: tool.parameters })
 
@@ -49,12 +49,12 @@ const run = Effect.flatMap(toolLookup, ({ tools, id, tool }) =>
     "tools",
     "tools",
     (body) => (tool === undefined ? Effect.fail(unknownTool(id)) : Effect.map(tool.decode(body), (call) => ({ model: call.tool, call }))),
-    (request, meter, principal) =>
-      Effect.map(tools.run(request.call, principal.projectId), (result) => {
-        meter.units = 1
-        meter.fixedCostNanoUsd = tools.costNanoUsd(request.call.tool)
-        return HttpServerResponse.jsonUnsafe(result, { headers: routeHeaders(meter) })
-      }),
+    (request, _log, principal) =>
+      Effect.map(tools.run(request.call, principal.projectId), (result) =>
+        answerWith(
+          { ...nothingUsed, units: 1, fixedCostNanoUsd: tools.costNanoUsd(request.call.tool) },
+          (headers) => HttpServerResponse.jsonUnsafe(result, { headers })
+        )),
     (request, context) => ({ nanoUsd: toolCallCostNanoUsd(context.config.tools.pricing, request.call.tool), tokens: 0 })
   ))
 

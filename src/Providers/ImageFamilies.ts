@@ -2,7 +2,7 @@ import type { ImageOptions } from "../Domain/GatewayConfig.ts"
 import type { ImageFamily } from "../Domain/ImageSettings.ts"
 import { geminiImageSize, geminiImageSupport } from "./Gemini/GeminiImageSize.ts"
 import type { ImageDimensions, ImageSupport } from "./ImageProvider.ts"
-import { openAiImageSize, openAiImageSupport } from "./OpenAi/OpenAiImageSize.ts"
+import { openAiFamilySizes, openAiImageSize, openAiImageSupport } from "./OpenAi/OpenAiImageSize.ts"
 import type { ImageProfile } from "./OpenAiCompatible/Profiles.ts"
 
 /** The size parameters of a request for a family (and, for OpenAI-style servers, their profile). */
@@ -11,6 +11,30 @@ export const imageSizeFields = (family: ImageFamily, profile: ImageProfile, ask:
 
 export const imageSupport = (family: ImageFamily): ImageSupport =>
   family === "gemini" || family === "imagen" ? geminiImageSupport(family) : openAiImageSupport(family)
+
+/** OpenAI-style sizes tried on the Gemini families: those their aspect ratios and sizes express. */
+const commonSizes = ["auto", "256x256", "512x512", "1024x1024", "1536x1024", "1024x1536", "1792x1024", "1024x1792", "2048x2048"]
+
+/**
+ * What a family offers where a catalogue entry declares nothing: its own sizes, qualities,
+ * styles, backgrounds, output formats and largest `n`. A compatible server's lists are its own
+ * and unknown here, so it gets none (and `max_n` stays 1).
+ */
+export const familyImageDefaults = (family: ImageFamily): Partial<Pick<ImageOptions, "sizes" | "qualities" | "styles" | "backgrounds" | "output_formats" | "max_n">> => {
+  if (family === "openai-compatible") return {}
+  const support = imageSupport(family)
+  const sizes = family === "gemini" || family === "imagen"
+    ? commonSizes.filter((size) => geminiImageSize(family, { size }) !== undefined)
+    : openAiFamilySizes(family)
+  return {
+    ...(sizes === undefined ? {} : { sizes }),
+    ...(support.qualities === undefined ? {} : { qualities: support.qualities }),
+    ...(support.styles === undefined ? {} : { styles: support.styles }),
+    ...(support.backgrounds === undefined ? {} : { backgrounds: support.backgrounds }),
+    ...(support.outputFormats === undefined ? {} : { output_formats: support.outputFormats }),
+    max_n: support.maxN
+  }
+}
 
 export interface OptionProblem {
   /** Path inside the model's entry, e.g. `image.qualities`. */

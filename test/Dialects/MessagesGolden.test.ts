@@ -16,7 +16,6 @@ import { target } from "../Providers/Anthropic/AnthropicSupport.ts"
  * model becomes the catalogue id); and every stream the encoder writes, native or translated,
  * must follow Anthropic's grammar.
  */
-const observer = { onServed: () => {}, onUsage: () => {}, onFirstChunk: () => {}, onGenerated: () => {} }
 
 const nativeRequest: ChatRequest = {
   model: "claude-test",
@@ -62,7 +61,7 @@ describe("Messages golden streams", () => {
         upstream.reply(scenarioReply(name))
         const encoder = new MessagesStreamEncoder({ id: "msg_golden", model: "claude-test" })
         let text = ""
-        const chunks = normalisedChunks(provider.stream(nativeRequest, target()), { id: "x", created: 1, model: "claude-test" }, true, observer)
+        const chunks = normalisedChunks(provider.stream(nativeRequest, target()), { id: "x", created: 1, model: "claude-test" }, true)
         const exit = yield* Effect.exit(Stream.runForEach(chunks, (chunk) => Effect.sync(() => (text += encoder.push([chunk])))))
         return Exit.isSuccess(exit) ? { text: text + encoder.end(), ok: true } : { text, ok: false }
       })

@@ -57,5 +57,13 @@ describe("inline base64, as one pass", () => {
     const text = `data:image/png;base64,AAAA${"\n".repeat(40_000)}!`
     expect(isBase64From(text, dataUrlPayloadStart(text))).toBe(false)
     expect(isBase64From(`AAAA${"\n".repeat(40_000)}`, 0)).toBe(true)
+    expect(isBase64From(`AA==${"\n".repeat(40_000)}!`, 0)).toBe(false)
+  })
+
+  it("reads a 10 MB payload to its last character", () => {
+    const payload = Buffer.alloc(7.5 * 1024 * 1024, 7).toString("base64")
+    expect(isBase64From(payload, 0)).toBe(true)
+    expect(isBase64From(`${payload.slice(0, -1)}!`, 0)).toBe(false)
+    expect(isBase64From(`${payload.slice(0, 1000)}=${payload.slice(1000)}`, 0)).toBe(false)
   })
 })

@@ -85,17 +85,26 @@ describe("the access log", () => {
       attempts: 1,
       prompt_tokens: 7,
       completion_tokens: 2,
-      key_id: key.id
+      key_id: key.id,
+      project_id: (JSON.parse(created.stdout) as { key: { project_id: string } }).key.project_id
     })
+    expect(first!["code"]).toBeUndefined()
     expect(first!["request_id"]).toBe(plain.headers.get("x-request-id"))
     expect(first!["ttft_ms"]).toBeUndefined()
     expect(second!["request_id"]).toBe(streamed.headers.get("x-request-id"))
     expect(third!["request_id"]).toBe(refused.headers.get("x-request-id"))
     expect(second).toMatchObject({ status: 200, model: "gpt-test", provider: "openai", attempts: 1, prompt_tokens: 12, completion_tokens: 3, key_id: key.id })
     expect(second!["ttft_ms"]).toEqual(expect.any(Number))
-    expect(third).toMatchObject({ status: 401, route: "/v1/chat/completions" })
+    expect(third).toMatchObject({ status: 401, route: "/v1/chat/completions", code: "invalid_api_key" })
     expect(third!["key_id"]).toBeUndefined()
     expect(fourth).toMatchObject({ method: "GET", route: "/healthz", status: 200 })
+    // Application lines share the access lines' field names: time, level, log.
+    const appLines = output.split("\n").filter((l) => l.includes('"log":"app"')).map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(appLines.length).toBeGreaterThan(0)
+    for (const line of appLines) {
+      expect(Object.keys(line).slice(0, 3)).toEqual(["time", "level", "log"])
+      expect(line).not.toHaveProperty("timestamp")
+    }
     // Neither the client's key nor the provider's appears anywhere in the output.
     expect(output).not.toContain(secret)
     expect(output).not.toContain(upstreamKey)

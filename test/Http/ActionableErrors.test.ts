@@ -118,4 +118,15 @@ describe("errors that say what to do", () => {
       expect(body.error["message"]).toContain("GATEWAY_ADMIN_TOKEN")
     }
   })
+
+  it("the console when it is off: 404 saying it is disabled and how to enable it, not an unknown URL", async () => {
+    for (const path of ["/console", "/console/", "/console/index.html", "/console/session"]) {
+      const res = await fetch(`${gw.url}${path}`)
+      expect(res.status, path).toBe(404)
+      const body = (await res.json()) as { error: Record<string, unknown> }
+      expect(body.error).toMatchObject({ type: "not_found_error", code: "console_disabled" })
+      expect(body.error["message"]).toContain("Set GATEWAY_ADMIN_TOKEN")
+      expect(body.error["message"]).toContain("open /console and sign in with it")
+    }
+  })
 })

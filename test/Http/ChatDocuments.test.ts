@@ -51,11 +51,14 @@ describe("document parts in chat reach each provider in the right form", () => {
   // Serves the corpus by URL: `/<name>` from documents/, `/img/<name>` from images/.
   let docs: Server
   let docsUrl: string
+  /** Requests the document server has answered, by path. */
+  const served = new Map<string, number>()
 
   beforeAll(async () => {
     client = openAiClient(gw.url, gw.key.secret)
     docs = createServer((req, res) => {
       const name = (req.url ?? "").slice(1)
+      served.set(name, (served.get(name) ?? 0) + 1)
       const path = name.startsWith("img/") ? `images/${name.slice(4)}` : `documents/${name}`
       const type = path.endsWith(".pdf") ? "application/pdf" : path.endsWith(".png") ? "image/png" : "application/octet-stream"
       res.writeHead(200, { "content-type": type })
@@ -109,6 +112,16 @@ describe("document parts in chat reach each provider in the right form", () => {
     const inline = parts.find((p) => p.inlineData !== undefined)
     expect(inline.inlineData).toEqual({ mimeType: "application/pdf", data: fixture("documents/report.pdf").toString("base64") })
     expect(upstream.requests[0]!.url).toContain("gem-upstream:generateContent")
+  })
+
+  it("a document URL named by three parts is fetched and read once, and reaches the provider for each part", async () => {
+    upstream.reply(geminiKit.text)
+    const file = { type: "file", file: { file_url: `${docsUrl}/report.docx` } } as never
+    await client.chat.completions.create({ model: "gem", messages: [{ role: "user", content: [{ type: "text", text: "Compare." }, file, file, file] }] })
+    expect(served.get("report.docx")).toBe(1)
+    const parts = body(upstream.requests[0]!).contents[0].parts as Array<any>
+    const texts = parts.filter((p) => typeof p.text === "string" && tokensOf("documents/report.docx").every((token) => collapse(p.text).includes(token)))
+    expect(texts).toHaveLength(3)
   })
 
   it("an https-style image URL is fetched through the guarded fetcher for Gemini and sent inline", async () => {

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { openAiCompletion } from "../support/OpenAiFixtures.ts"
-import { type HostileGateway, type Measurement, startHostileGateway } from "../support/HostileHarness.ts"
+import { expectBounded as expectWithin, type HostileGateway, type Measurement, startHostileGateway } from "../support/HostileHarness.ts"
 import { docxBomb, gzipBomb, largePage, largeSitemap, nestedPage, pdfWithPages, xlsxHugeRange } from "../support/HostileFixtures.ts"
 
 /**
  * Hostile documents, pages and chat requests sent through the real HTTP server of a gateway
  * process, each while /healthz is probed every 50 ms. For each: the gateway's event loop is never
- * held 100 ms or more (measured inside the gateway), its resident memory stays under
+ * held past the harness's `loopBoundMs` (main-thread CPU in one turn, measured inside the gateway), its resident memory stays under
  * `peakRssBoundMb`, the request gets a 4xx (or a clean 5xx) naming the limit, and the gateway
  * then still serves a normal request.
  */
 const peakRssBoundMb = 1_200
-const loopBoundMs = 100
 
 let gw: HostileGateway
 
@@ -30,12 +29,7 @@ afterAll(async () => {
   await gw?.stop()
 })
 
-const expectBounded = (measured: Measurement<unknown>, what: string) => {
-  expect(measured.loopMaxMs, `${what}: the gateway's event loop was held`).toBeLessThan(loopBoundMs)
-  expect(measured.peakRssMb, `${what}: peak resident memory`).toBeLessThan(peakRssBoundMb)
-  expect(measured.probe.failures, `${what}: /healthz failed`).toBe(0)
-  expect(measured.probe.count, `${what}: /healthz was probed`).toBeGreaterThan(0)
-}
+const expectBounded = (measured: Measurement<unknown>, what: string) => expectWithin(measured, what, { peakRssMb: peakRssBoundMb })
 
 /** The error envelope of a refused request: its status and message. */
 const refusal = async (res: Response) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { bodyTooLarge, formatBytes } from "../../src/Http/BodyLimits.ts"
 import { jsonShapeRefusal, spendEscapes } from "../../src/Http/JsonShape.ts"
 
-const limits = { maxDepth: 4, maxObjectKeys: 3, maxArrayItems: 5, maxEscapes: 10 }
+const limits = { maxDepth: 4, maxObjectKeys: 3, maxArrayItems: 5, maxEscapes: 10, maxContainers: 1_000, maxValues: 1_000 }
 const codeOf = (value: object) => {
   const refused = jsonShapeRefusal(value, limits)
   return refused === undefined ? undefined : { code: (refused.reason as { code?: string }).code, param: (refused.reason as { param?: string }).param }

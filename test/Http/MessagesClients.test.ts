@@ -18,6 +18,8 @@ const providers = [
   { kit: openAiKit, id: "compat", kind: "openai-compatible", base: "/v1", profile: "vllm" }
 ] as const satisfies ReadonlyArray<{ kit: ProviderKit; id: string; kind: string; base: string; profile?: string }>
 
+const answerSchema = { type: "object", properties: { answer: { type: "integer" } }, required: ["answer"], additionalProperties: false }
+
 const capabilities = { vision: true, tools: true, structured_output: true, file_input: true, max_output_tokens: 1024 }
 
 describe("the Anthropic SDK against /v1/messages", () => {
@@ -115,6 +117,33 @@ describe("the Anthropic SDK against /v1/messages", () => {
         messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: png } }, { type: "text", text: "what is it?" }] }]
       })
       kit.assertImage(upstream().requests[0]!, png)
+    })
+
+    it("structured output: output_config.format through messages.parse reaches the provider as its own JSON schema setting", async () => {
+      upstream().reply(kit.jsonSchema)
+      const parsed = await client.messages.parse({
+        model,
+        max_tokens: 100,
+        messages: [{ role: "user", content: "The answer?" }],
+        output_config: { format: { type: "json_schema", schema: answerSchema } }
+      })
+      expect(parsed.parsed_output).toEqual({ answer: 42 })
+      const sent = upstream().requests[0]!
+      if (id === "anthropic" || id === "gemini") kit.assertJsonSchema(sent, answerSchema)
+      else expect((sent.body as { response_format: unknown }).response_format).toMatchObject({ type: "json_schema", json_schema: { schema: answerSchema } })
+    })
+
+    it("countTokens: Anthropic's own count for a model served there, else the gateway's estimate", async () => {
+      if (id === "anthropic") upstream().reply({ kind: "json", status: 200, body: { input_tokens: 2095 } })
+      const { data, response } = await client.messages.countTokens({ model, messages: [{ role: "user", content: "hello there, how are you?" }] }).withResponse()
+      if (id === "anthropic") {
+        expect(data.input_tokens).toBe(2095)
+        expect(upstream().requests[0]!.url).toBe("/v1/messages/count_tokens")
+      } else {
+        expect(data.input_tokens).toBeGreaterThan(0)
+        expect(response.headers.get("x-gateway-token-count")).toBe("estimate")
+        expect(upstream().requests).toHaveLength(0)
+      }
     })
 
     it("cache reads and writes as Anthropic reports them: input_tokens excludes both", async () => {

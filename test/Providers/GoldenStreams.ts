@@ -41,12 +41,7 @@ export const failureLine = (error: GatewayError) => ({
 export const clientChunks = (events: Stream.Stream<ChatStreamEvent, GatewayError>, envelope: ChunkEnvelope): Effect.Effect<Array<unknown>> =>
   Effect.gen(function* () {
     const lines: Array<unknown> = []
-    const chunks = normalisedChunks(events, envelope, true, {
-      onServed: () => {},
-      onUsage: () => {},
-      onFirstChunk: () => {},
-      onGenerated: () => {}
-    })
+    const chunks = normalisedChunks(events, envelope, true)
     const exit = yield* Effect.exit(Stream.runForEach(chunks, (chunk) => Effect.sync(() => lines.push(chunk))))
     if (Exit.isSuccess(exit)) return lines
     const failure = exit.cause.reasons.find((r) => r._tag === "Fail")

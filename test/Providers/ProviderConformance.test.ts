@@ -40,12 +40,7 @@ describe.each(kits)("provider conformance: $name", (kit) => {
   const stream = (body: Record<string, unknown>) =>
     fake.run(
       Stream.runCollect(
-        normalisedChunks(fake.provider.stream(request({ ...body, stream: true, stream_options: { include_usage: true } }), target), { id: "svc_x", created: 1, model: "conformance-model" }, true, {
-          onServed: () => {},
-          onUsage: () => {},
-          onFirstChunk: () => {},
-          onGenerated: () => {}
-        })
+        normalisedChunks(fake.provider.stream(request({ ...body, stream: true, stream_options: { include_usage: true } }), target), { id: "svc_x", created: 1, model: "conformance-model" }, true)
       )
     )
   const failure = (exit: Exit.Exit<unknown, GatewayError>) => {

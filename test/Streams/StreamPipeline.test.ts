@@ -57,7 +57,7 @@ const clientChunks = (script: Script) => {
     Stream.flatMap((step) => Stream.fromIterable(step._tag === "Events" ? step.events : []))
   )
   return Stream.runCollect(
-    normalisedChunks(events, { id: "svc_1", created: 1, model: "m" }, script.includeUsage, { onServed: () => {}, onUsage: () => {}, onFirstChunk: () => {}, onGenerated: () => {} })
+    normalisedChunks(events, { id: "svc_1", created: 1, model: "m" }, script.includeUsage)
   )
 }
 

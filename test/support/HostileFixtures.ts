@@ -119,3 +119,23 @@ export const gzipBomb = (megabytes: number): Uint8Array => {
   trailer.writeUInt32LE(body.size % 2 ** 32, 4)
   return new Uint8Array(Buffer.concat([header, body.data, trailer]))
 }
+
+/**
+ * `audio/speech.mp3` behind an ID3v2.3 tag (id3.org, ID3 tag version 2.3.0: a 10-byte header with a
+ * syncsafe size, then frames of a 4-character id, a 32-bit size and 2 flag bytes) of `frames`
+ * one-letter title frames: 12 bytes each, a 6 MB tag for 500,000, which a metadata reader parses
+ * one frame at a time before it reaches the audio.
+ */
+export const mp3WithTagFrames = (frames: number): Uint8Array => {
+  const mp3 = fixtureBytes("audio/speech.mp3")
+  const tagged = mp3[0] === 0x49 && mp3[1] === 0x44 && mp3[2] === 0x33
+  const ownTag = tagged ? 10 + (((mp3[6]! & 0x7f) << 21) | ((mp3[7]! & 0x7f) << 14) | ((mp3[8]! & 0x7f) << 7) | (mp3[9]! & 0x7f)) : 0
+  // TIT2, content size 2, no flags, ISO-8859-1 "a".
+  const frame = Uint8Array.from([0x54, 0x49, 0x54, 0x32, 0, 0, 0, 2, 0, 0, 0, 0x61])
+  const size = frame.length * frames
+  const out = new Uint8Array(10 + size + mp3.length - ownTag)
+  out.set([0x49, 0x44, 0x33, 3, 0, 0, (size >> 21) & 0x7f, (size >> 14) & 0x7f, (size >> 7) & 0x7f, size & 0x7f])
+  for (let i = 0; i < frames; i++) out.set(frame, 10 + i * frame.length)
+  out.set(mp3.subarray(ownTag), 10 + size)
+  return out
+}

@@ -20,3 +20,16 @@ export const AdminDisabledLive = HttpRouter.add(
     )
   )
 )
+
+const consoleDisabled = handle(
+  Effect.fail(
+    GatewayError.notFound(
+      "The console is disabled. Set GATEWAY_ADMIN_TOKEN to a secret token of at least 32 characters (openssl rand -hex 32) and restart the gateway; then open /console and sign in with it.",
+      undefined,
+      "console_disabled"
+    )
+  )
+)
+
+/** `/console` and everything under it (the router's wildcard covers `/console` itself) while GATEWAY_ADMIN_TOKEN is unset: the same kind of answer as `/admin`. */
+export const ConsoleDisabledLive = HttpRouter.add("*", "/console/*", consoleDisabled)

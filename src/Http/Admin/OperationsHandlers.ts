@@ -7,6 +7,7 @@ import { GatewayError } from "../../Domain/GatewayError.ts"
 import { usageWindow } from "../../Domain/UsageWindow.ts"
 import { Accounts } from "../../Services/Accounts/Accounts.ts"
 import { ApiKeys } from "../../Services/Accounts/ApiKeys.ts"
+import { deleteProject, deleteUser } from "../../Services/Accounts/Deletion.ts"
 import { BillingAdmin } from "../../Services/Billing/BillingAdmin.ts"
 import { billingSince } from "../../Services/Billing/BillingSince.ts"
 import { requestLog, requestRecord } from "../../Services/Usage/RequestLog.ts"
@@ -104,23 +105,12 @@ export const OperationsGroupLive = HttpApiBuilder.group(AdminApi, "operations", 
   Effect.gen(function* () {
     const accounts = yield* Accounts
     const keys = yield* ApiKeys
+    const provide = <A, E>(effect: Effect.Effect<A, E, Accounts | ApiKeys>) =>
+      effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(ApiKeys, keys))
     return handlers
       .handle("setKeyScopes", ({ params, payload }) => respond(keys.setScopes(params.key_id, payload.scopes)))
       .handle("rotateKey", ({ params }) => respond(keys.rotate(params.key_id)))
-      .handle("deleteUser", ({ params }) =>
-        respond(Effect.gen(function* () {
-          const user = yield* accounts.getUser(params.user_id)
-          // Keys first: a failure in between leaves a user without working keys, never the reverse.
-          const revoked = yield* keys.revokeAll({ userId: user.id })
-          yield* accounts.deleteUser(user.id)
-          return { id: user.id, object: "user" as const, deleted: true as const, revoked_keys: revoked }
-        })))
-      .handle("deleteProject", ({ params }) =>
-        respond(Effect.gen(function* () {
-          const project = yield* accounts.getProject(params.project_id)
-          const revoked = yield* keys.revokeAll({ projectId: project.id })
-          yield* accounts.deleteProject(project.id)
-          return { id: project.id, object: "project" as const, deleted: true as const, revoked_keys: revoked }
-        })))
+      .handle("deleteUser", ({ params }) => respond(provide(deleteUser(params.user_id))))
+      .handle("deleteProject", ({ params }) => respond(provide(deleteProject(params.project_id))))
   })
 )

@@ -16,6 +16,7 @@ import { readJsonObject } from "../JsonBody.ts"
 import type { RouteSignature } from "../Route.ts"
 import { type ConsoleAsset, loadConsoleAssets } from "./ConsoleAssets.ts"
 import { consoleSessions, cookieHeader, sessionCookie, sessionRefusal } from "./ConsoleSession.ts"
+import { ConsoleDisabledLive } from "../Admin/AdminDisabled.ts"
 
 // The page loads only its own files and talks only to this origin; nothing may frame it.
 const securityHeaders = {
@@ -126,7 +127,7 @@ const consoleLayer = (token: Redacted.Redacted<string>) => Layer.unwrap(Effect.m
 
 /** The console at `/console` when GATEWAY_ADMIN_TOKEN is set (it signs in with that token). */
 export const ConsoleRoutesLive = Layer.unwrap(
-  Effect.map(AppConfig, (app) => (app.adminToken === undefined ? Layer.empty : consoleLayer(app.adminToken)))
+  Effect.map(AppConfig, (app) => (app.adminToken === undefined ? ConsoleDisabledLive : consoleLayer(app.adminToken)))
 )
 
 export const consoleRouteSignatures: Effect.Effect<ReadonlyArray<RouteSignature>, never, AppConfig> = Effect.map(

@@ -17,6 +17,10 @@ const fixedSizes: Record<Exclude<OpenAiImageFamily, "openai-compatible">, Readon
   "dall-e-3": ["1024x1024", "1792x1024", "1024x1792"],
   "gpt-image": ["1024x1024", "1536x1024", "1024x1536", "auto"]
 }
+/** The sizes an OpenAI family takes; `undefined` for a compatible server (each has its own). */
+export const openAiFamilySizes = (family: OpenAiImageFamily): ReadonlyArray<string> | undefined =>
+  family === "openai-compatible" ? undefined : fixedSizes[family]
+
 const aspectSizes: Record<"dall-e-3" | "gpt-image", Readonly<Record<string, string>>> = {
   "dall-e-3": { "1:1": "1024x1024", "16:9": "1792x1024", "9:16": "1024x1792" },
   "gpt-image": { "auto": "auto", "1:1": "1024x1024", "3:2": "1536x1024", "2:3": "1024x1536" }

@@ -18,30 +18,41 @@ export interface AccessRecord {
   readonly completionTokens: number | undefined
   /** The key's id (`key_...`), never its secret. */
   readonly keyId: string | undefined
+  readonly projectId: string | undefined
+  /** An error answer's `error.code` (its `error.type` when it has no code). */
+  readonly errorCode: string | undefined
   readonly client: string | undefined
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100
 
-/** One JSON object, keys in a fixed order; `log: "access"` tells it from the other log lines. */
+/**
+ * One JSON object, keys in a fixed order; `log: "access"` tells it from the application's lines,
+ * with which it shares `time`, `level`, `log`, `request_id`, `project_id` and `key_id`
+ * (RequestLogger.ts).
+ */
 export const jsonLine = (r: AccessRecord): string => {
   const out: Record<string, unknown> = {
-    log: "access",
-    level: r.level,
     time: new Date(r.time).toISOString(),
-    request_id: r.requestId ?? null,
+    level: r.level,
+    log: "access",
+    request_id: r.requestId ?? null
+  }
+  if (r.projectId !== undefined) out["project_id"] = r.projectId
+  if (r.keyId !== undefined) out["key_id"] = r.keyId
+  Object.assign(out, {
     method: r.method,
     route: r.route,
     status: r.status,
     latency_ms: round(r.latencyMs)
-  }
+  })
+  if (r.errorCode !== undefined) out["code"] = r.errorCode
   if (r.model !== undefined) out["model"] = r.model
   if (r.provider !== undefined) out["provider"] = r.provider
   if (r.attempts !== undefined) out["attempts"] = r.attempts
   if (r.ttftMs !== undefined) out["ttft_ms"] = round(r.ttftMs)
   if (r.promptTokens !== undefined) out["prompt_tokens"] = r.promptTokens
   if (r.completionTokens !== undefined) out["completion_tokens"] = r.completionTokens
-  if (r.keyId !== undefined) out["key_id"] = r.keyId
   if (r.client !== undefined) out["client"] = r.client
   return JSON.stringify(out) + "\n"
 }
@@ -70,7 +81,9 @@ export const textLine = (r: AccessRecord): string => {
   if (r.attempts !== undefined && r.attempts !== 1) parts.push(`attempts=${r.attempts}`)
   if (r.ttftMs !== undefined) parts.push(`ttft=${round(r.ttftMs)}ms`)
   if (r.promptTokens !== undefined || r.completionTokens !== undefined) parts.push(`tokens=${r.promptTokens ?? 0}/${r.completionTokens ?? 0}`)
+  if (r.errorCode !== undefined) parts.push(`code=${textField(r.errorCode)}`)
   if (r.keyId !== undefined) parts.push(`key=${textField(r.keyId)}`)
+  if (r.projectId !== undefined) parts.push(`project=${textField(r.projectId)}`)
   if (r.client !== undefined) parts.push(`from=${textField(r.client)}`)
   if (r.requestId !== undefined) parts.push(textField(r.requestId))
   return parts.join(" ") + "\n"

@@ -14,9 +14,11 @@ import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { UrlFetcher, UrlFetchCode } from "../Fetch/UrlFetcher.ts"
+import { Extractor } from "../Files/Extractor.ts"
 import { ProviderRouter } from "../Routing/ProviderRouter.ts"
-import type { RequestMeter } from "../Usage/UsageMeter.ts"
-import { probeAudio } from "./AudioProbe.ts"
+import type { AttemptLog, Served } from "../Routing/RoutedAttempts.ts"
+import { type Answered, type Outcome, Spent, spentOnFailure } from "../Usage/RequestOutcome.ts"
+import { audioProbeJob } from "./AudioProbeJob.ts"
 import { type StagedAudio, stageBytes, stageStream } from "./AudioStaging.ts"
 
 export type { StagedAudio } from "./AudioStaging.ts"
@@ -43,8 +45,8 @@ export class Transcriptions extends Context.Service<
     readonly run: (
       request: TranscriptionRequest,
       upload: StagedAudio | undefined,
-      meter: RequestMeter
-    ) => Effect.Effect<TranscriptionBody, GatewayError, Scope.Scope>
+      log: AttemptLog
+    ) => Effect.Effect<Outcome<TranscriptionBody>, GatewayError | Spent, Scope.Scope>
   }
 >()("gateway/Transcriptions") {
   static readonly layer = Layer.effect(
@@ -53,6 +55,7 @@ export class Transcriptions extends Context.Service<
       const catalog = yield* ModelCatalog
       const router = yield* ProviderRouter
       const fetcher = yield* UrlFetcher
+      const extractor = yield* Extractor
       const settings = (yield* GatewayConfigFile).config.audio
       const spans = yield* optionalSpans
       const dir = settings.temp_dir ?? tmpdir()
@@ -71,8 +74,16 @@ export class Transcriptions extends Context.Service<
           Effect.flatMap((fetched) => stageBytes(dir, fetched.filename ?? "audio", fetched.bytes))
         )
 
+      // Probing walks the whole file: in an extraction worker, bounded by files.extraction's time
+      // and memory (a file past them is a 400 naming the setting), never on the event loop.
+      const probe = (staged: StagedAudio, param: string) =>
+        extractor.runJob(audioProbeJob, { path: staged.path, filename: staged.filename }, { label: staged.filename }).pipe(
+          // The audio's own field, not a document's: the worker's verdict names the setting it passed.
+          Effect.mapError((error) => (error.reason._tag === "InvalidRequest" ? GatewayError.invalid(error.reason.message, param, error.reason.code) : error))
+        )
+
       const measure = (staged: StagedAudio, param: string) =>
-        Effect.flatMap(Effect.promise(() => probeAudio(staged.path, staged.filename)), (probe): Effect.Effect<MeasuredAudio, GatewayError> => {
+        Effect.flatMap(probe(staged, param), (probe): Effect.Effect<MeasuredAudio, GatewayError> => {
           if (probe._tag === "Rejected") {
             return Effect.andThen(
               probe.detail === undefined ? Effect.void : Effect.logDebug(`audio rejected: ${probe.detail}`),
@@ -82,7 +93,7 @@ export class Transcriptions extends Context.Service<
           return Effect.succeed({ ...staged, format: probe.format, durationSeconds: probe.durationSeconds })
         }).pipe(spans.span("Transcriptions.measure"))
 
-      const run = Effect.fnUntraced(function*(request: TranscriptionRequest, upload: StagedAudio | undefined, meter: RequestMeter) {
+      const run = Effect.fnUntraced(function*(request: TranscriptionRequest, upload: StagedAudio | undefined, log: AttemptLog) {
         const model = (yield* catalog.require(request.model, "transcription")).config
         const plan = planTranscription(request, model)
         if (plan instanceof GatewayError) return yield* plan
@@ -97,20 +108,23 @@ export class Transcriptions extends Context.Service<
         }
         const staged = upload ?? (yield* fetchUrl(request.url!))
         const audio = yield* measure(staged, upload === undefined ? "url" : "file")
-        meter.units = billedSeconds(audio.durationSeconds)
-        const { result, served } = yield* router.transcribe(model, request, audio, meter.log)
-        meter.served = served
-        const rendered = renderTranscript(result, { request, durationSeconds: audio.durationSeconds, billedSeconds: meter.units })
+        // Billed by the second of audio measured: from here on a failure is billed with them.
+        const units = billedSeconds(audio.durationSeconds)
+        const used = (served: Served | undefined): Answered => ({ _tag: "Answered", served, usage: undefined, units, fixedCostNanoUsd: undefined, translation: undefined })
+        const { result, served } = yield* spentOnFailure(router.transcribe(model, request, audio, log), () => used(undefined))
+        const outcome = used(served)
+        const rendered = renderTranscript(result, { request, durationSeconds: audio.durationSeconds, billedSeconds: units })
         if ("missing" in rendered) {
-          return yield* new GatewayError({
+          const error = new GatewayError({
             reason: new UpstreamFailure({
               message: `The provider '${served.provider}' sent a transcript without ${rendered.missing}.`,
               provider: served.provider,
               kind: "bad_response"
             })
           })
+          return yield* Effect.fail(new Spent(error, outcome))
         }
-        return rendered
+        return { body: rendered, outcome } satisfies Outcome<TranscriptionBody>
       }, spans.span("Transcriptions.run"))
 
       return Transcriptions.of({ maxFileBytes, tooLarge, stageUpload, run })

@@ -68,6 +68,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
   static readonly make = (store: WindowStore) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const clock = yield* Clock.Clock
       if ((yield* AppConfig).databaseUrl === undefined) singleSession(sql)
       const { config } = yield* GatewayConfigFile
       const catalog = yield* ModelCatalog
@@ -148,10 +149,20 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         const held: Effect.Effect<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>, SqlError.SqlError> = leases === undefined
           ? direct
           : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.flatMap(leases.admit(principal.projectId, principal.keyId, amount, requestId, now), (leased) =>
+            Effect.flatMap(leases.decide(principal.projectId, principal.keyId, amount, requestId, now), (leased) =>
               leased._tag === "Direct" ? direct : Effect.succeed<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>>(leased)))
+        // A busy key's usual case: admitted from this instance's slice, no effect to run, no timer.
+        const local = billed && amount > 0n && leases !== undefined
+          ? leases.admitLocally(principal.projectId, principal.keyId, amount, requestId, clock.currentTimeMillisUnsafe())
+          : undefined
+        if (local !== undefined && local._tag === "Leased") {
+          stats.reserved++
+          stats.leased++
+        }
         const reserved = !billed || amount === 0n
           ? Effect.succeed<Held>(false)
+          : local !== undefined && local._tag === "Leased"
+          ? Effect.succeed<Held>(local.settle)
           : held.pipe(
             Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.fail("timeout" as const) }),
             Effect.matchEffect({

@@ -168,14 +168,28 @@ export class BillingLeases {
     return Effect.asVoid(Effect.forkIn(refill, this.scope))
   }
 
-  /** Admits `amount` from the key's slice, taking or growing it first if it is short. */
-  admit(projectId: string, keyId: string, amount: bigint, requestId: string, now: number): Effect.Effect<LeaseAdmission, SqlError.SqlError> {
+  /**
+   * The fast path, with no effect to run: admits from the key's slice when it covers `amount`
+   * (starting a refill in the background when the slice runs low). undefined: `decide` does.
+   */
+  admitLocally(projectId: string, keyId: string, amount: bigint, requestId: string, now: number): LeaseAdmission | undefined {
     const lease = this.lease(projectId, keyId)
     lease.note(amount, now)
-    if (lease.available >= amount && now < lease.validUntil) {
-      const admitted = this.leased(lease, requestId, amount)
-      return Effect.as(this.refillInBackground(lease, now), admitted)
-    }
+    if (lease.available < amount || now >= lease.validUntil) return undefined
+    const refill = this.refillInBackground(lease, now)
+    if (refill !== Effect.void) Effect.runFork(refill)
+    return this.leased(lease, requestId, amount)
+  }
+
+  /** Admits `amount` from the key's slice, taking or growing it first if it is short. */
+  admit(projectId: string, keyId: string, amount: bigint, requestId: string, now: number): Effect.Effect<LeaseAdmission, SqlError.SqlError> {
+    const local = this.admitLocally(projectId, keyId, amount, requestId, now)
+    return local === undefined ? this.decide(projectId, keyId, amount, requestId, now) : Effect.succeed(local)
+  }
+
+  /** After `admitLocally` found the slice short: a hold of its own (a quiet key), or a take first. */
+  decide(projectId: string, keyId: string, amount: bigint, requestId: string, now: number): Effect.Effect<LeaseAdmission, SqlError.SqlError> {
+    const lease = this.lease(projectId, keyId)
     if (lease.rate() < this.options.minRate) return Effect.succeed({ _tag: "Direct" })
     return lease.gate.withPermit(
       Effect.suspend((): Effect.Effect<LeaseAdmission, SqlError.SqlError> => {

@@ -81,6 +81,8 @@ export const takeLease = (sql: SqlClient.SqlClient, input: LeaseTake): Effect.Ef
     })
   )
 
+const rowsPerInsert = 2_000
+
 const sumOf = (settlements: ReadonlyArray<LeaseSettlement>) => settlements.reduce((total, s) => total + s.cost, 0n)
 
 /**
@@ -108,14 +110,17 @@ export const flushLease = (sql: SqlClient.SqlClient, input: LeaseFlush): Effect.
       yield* sql`UPDATE billing_accounts SET balance_nano = balance_nano - ${settled.toString()}::bigint, updated_at = now()
         WHERE project_id = ${input.projectId}`
       const charged = input.settlements.filter((s) => s.cost > 0n)
-      const [entry, ...entries] = charged.map((s) => ({
-        project_id: input.projectId,
-        key_id: s.keyId,
-        kind: "settlement",
-        amount_nano: (-s.cost).toString(),
-        request_id: s.requestId
-      }))
-      yield* sql`INSERT INTO credit_ledger ${sql.insert([entry!, ...entries])}`
+      // In statements of at most `rowsPerInsert` rows: a statement carries at most 32,767 parameters.
+      for (let from = 0; from < charged.length; from += rowsPerInsert) {
+        const [entry, ...entries] = charged.slice(from, from + rowsPerInsert).map((s) => ({
+          project_id: input.projectId,
+          key_id: s.keyId,
+          kind: "settlement",
+          amount_nano: (-s.cost).toString(),
+          request_id: s.requestId
+        }))
+        yield* sql`INSERT INTO credit_ledger ${sql.insert([entry!, ...entries])}`
+      }
       const counters = new Map<string, { key_id: string; period: string; period_start: Date; spent: bigint }>()
       for (const s of charged) {
         for (const period of periods) {

@@ -19,14 +19,15 @@ import { GatewayError } from "../../Domain/GatewayError.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { encodedEvents } from "../../Streams/ChatEventStream.ts"
 import { withStreamTimeouts } from "../../Streams/StreamTimeouts.ts"
+import type { Streamed } from "../Usage/RequestOutcome.ts"
 import type { ChatEncoding, ChatResult } from "./ChatEncoding.ts"
 import { type DeliveryNeeds, DocumentResolver } from "./DocumentResolver.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { ProviderRegistry } from "../Routing/ProviderRegistry.ts"
 import { ProviderRouter, type RouteFilter } from "../Routing/ProviderRouter.ts"
-import type { Served } from "../Routing/RoutedAttempts.ts"
-import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import type { AttemptLog, Served } from "../Routing/RoutedAttempts.ts"
+import { StreamTally } from "../../Streams/StreamTally.ts"
 
 /** The translation report on the request's span, in the client's field names. */
 const translationAttributes = (report: TranslationReport): Record<string, unknown> => ({
@@ -62,7 +63,7 @@ export class ChatCompletions extends Context.Service<
      */
     readonly run: <Body, Chunk>(
       request: ChatRequest,
-      meter: RequestMeter,
+      log: AttemptLog,
       projectId: string,
       encoding: ChatEncoding<Body, Chunk>,
       options?: RunOptions
@@ -98,9 +99,9 @@ export class ChatCompletions extends Context.Service<
         if (settings === undefined || (request.native !== undefined && nativeKinds[request.native.api] === settings.kind)) return emptyReport
         return translationReport(request, tableOf(settings, model), advisoryFields)
       }
-      const noted = (meter: RequestMeter, request: ChatRequest, served: Served) => {
+      const reportOf = (request: ChatRequest, served: Served): TranslationReport | undefined => {
         const model = catalog.find(served.model)?.config
-        meter.translation = model === undefined ? undefined : reportFor(request, served.provider, model)
+        return model === undefined ? undefined : reportFor(request, served.provider, model)
       }
       // Every (model, provider) a request may be routed to: the model's deployments, then its fallbacks'.
       const routesOf = (model: ModelConfig) =>
@@ -153,7 +154,7 @@ export class ChatCompletions extends Context.Service<
       const spans = yield* optionalSpans
       const run = Effect.fnUntraced(function* <Body, Chunk>(
         input: ChatRequest,
-        meter: RequestMeter,
+        log: AttemptLog,
         projectId: string,
         encoding: ChatEncoding<Body, Chunk>,
         options: RunOptions = {}
@@ -171,49 +172,40 @@ export class ChatCompletions extends Context.Service<
         // One deadline for the whole request: the router's attempts, and a stream's first chunk.
         const deadline = yield* router.deadline(model)
         if (!request.stream) {
-          const { completion, served } = yield* router.complete(model, request, meter.log, admit, deadline)
-          meter.served = served
-          meter.usage = completion.usage
-          noted(meter, request, served)
-          const report = meter.translation
+          const { completion, served } = yield* router.complete(model, request, log, admit, deadline)
+          const report = reportOf(request, served)
           if (spans.enabled && report !== undefined && (report.dropped.length > 0 || report.rewritten.length > 0)) {
             yield* Effect.annotateCurrentSpan(translationAttributes(report))
           }
-          return { _tag: "Json", body: encoding.json(completion, { model: served.model, created, served }) } satisfies ChatResult<Body, Chunk>
+          return {
+            _tag: "Json",
+            body: encoding.json(completion, { model: served.model, created, served }),
+            outcome: { _tag: "Answered", served, usage: completion.usage, units: 0, fixedCostNanoUsd: undefined, translation: report }
+          } satisfies ChatResult<Body, Chunk>
         }
-        meter.streamed = true
-        meter.estimatePromptTokens = () => estimatePromptTokens(request)
-        const chunks = encodedEvents(router.stream(model, request, meter.log, admit), (served) => encoding.stream(served, created), model.id, {
-          onServed: (servedModel, provider, upstreamModel) => {
-            meter.served = { model: servedModel, provider, upstreamModel }
-            noted(meter, request, meter.served)
-            // Each attempt starts clean, like the chunks the client sees.
-            meter.generatedBytes = 0
-          },
-          onGenerated: (bytes) => {
-            meter.generatedBytes += bytes
-          },
-          onUsage: (usage) => {
-            meter.usage = usage
-          },
-          onFirstChunk: (at) => {
-            meter.firstTokenAt = at
-          }
-        })
+        // The stream's outcome: what passes is kept in the tally, read when the request ends.
+        const tally = new StreamTally()
+        const outcome: Streamed = {
+          _tag: "Streamed",
+          tally,
+          estimatePromptTokens: () => estimatePromptTokens(request),
+          translation: (served) => reportOf(request, served)
+        }
+        const chunks = encodedEvents(router.stream(model, request, log, admit, deadline), (served) => encoding.stream(served, created), model.id, tally)
         // Until its first chunk a stream is bounded by the routing deadline, like a plain call.
         const bounded = withStreamTimeouts(chunks, deadline)
-        if (!spans.enabled) return { _tag: "Stream", chunks: bounded } satisfies ChatResult<Body, Chunk>
+        if (!spans.enabled) return { _tag: "Stream", chunks: bounded, outcome } satisfies ChatResult<Body, Chunk>
         // Traced: the report goes on the request's span once the first chunk names the route that serves.
         let reported = false
         const traced = Stream.tap(bounded, () => {
           if (reported) return Effect.void
           reported = true
-          const report = meter.translation
+          const report = tally.served === undefined ? undefined : outcome.translation(tally.served)
           return report === undefined || (report.dropped.length === 0 && report.rewritten.length === 0)
             ? Effect.void
             : Effect.annotateCurrentSpan(translationAttributes(report))
         })
-        return { _tag: "Stream", chunks: traced } satisfies ChatResult<Body, Chunk>
+        return { _tag: "Stream", chunks: traced, outcome } satisfies ChatResult<Body, Chunk>
       }, spans.span("ChatCompletions.run"))
       const countTokens = Effect.fn("ChatCompletions.countTokens")(function* (request: ChatRequest) {
         const model = (yield* catalog.require(request.model, "chat")).config

@@ -6,6 +6,7 @@ import * as Ids from "../../Domain/Ids.ts"
 import type { StreamEncoder } from "../../Streams/ChatEventStream.ts"
 import { ChunkNormaliser, type ChunkWire } from "../../Streams/ChunkNormaliser.ts"
 import type { Served } from "../Routing/RoutedAttempts.ts"
+import type { Answered, Streamed } from "../Usage/RequestOutcome.ts"
 
 /**
  * How a dialect answers: the body of a non-streamed answer from the neutral completion and the
@@ -19,10 +20,11 @@ export interface ChatEncoding<Body, Chunk> {
   readonly stream: (model: string, created: number) => StreamEncoder<Chunk>
 }
 
+/** The answer, and what it used (the meter's one input; a missing field does not compile). */
 export type ChatResult<Body, Chunk> =
-  | { readonly _tag: "Json"; readonly body: Body }
+  | { readonly _tag: "Json"; readonly body: Body; readonly outcome: Answered }
   /** Objects in the dialect's order; fails only before the first one (then nothing was sent yet). */
-  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<Chunk, GatewayError> }
+  | { readonly _tag: "Stream"; readonly chunks: Stream.Stream<Chunk, GatewayError>; readonly outcome: Streamed }
 
 /** The chat-completions dialect: `chat.completion` objects and spec 6.3 chunks under one `svc_` id. */
 export const chatEncoding = (includeUsage: boolean): ChatEncoding<ReturnType<typeof completionToWire>, ChunkWire> => {

@@ -12,7 +12,7 @@ import { decisionModelProblem } from "../../Domain/DecisionModel.ts"
 import { GatewayConfig } from "../../Domain/GatewayConfig.ts"
 import { profileFor, profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
 import { AppConfig } from "./AppConfig.ts"
-import { imageModelProblem, withImageFamilies } from "./ImageModelCheck.ts"
+import { declaredImageKeys, imageModelProblem, withImageFamilies } from "./ImageModelCheck.ts"
 import { keyVariables } from "./ProviderKeys.ts"
 import { replaceReferences } from "./Interpolation.ts"
 
@@ -133,7 +133,7 @@ export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<st
     )
     const problem = crossCheck(config)
     if (problem !== undefined) return yield* new ConfigLoadError({ file, ...problem })
-    return withImageFamilies(config)
+    return withImageFamilies(config, declaredImageKeys(interpolated.value))
   })
 
 /** Anthropic has no token probabilities; some compatible servers refuse the fields (their profile says so). */

@@ -15,9 +15,9 @@ import type { Usage } from "../../Domain/Usage.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
-import type { Served } from "../Routing/RoutedAttempts.ts"
 import { ProviderRouter } from "../Routing/ProviderRouter.ts"
-import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import type { AttemptLog, Served } from "../Routing/RoutedAttempts.ts"
+import { type Answered as Used, type Outcome, type Spent, spentOnFailure } from "../Usage/RequestOutcome.ts"
 
 /**
  * Below this many prompt tokens no provider caches a prefix (OpenAI and Gemini 2.5 Flash cache
@@ -63,7 +63,7 @@ const failureOf = (outcome: Exclude<DecisionOutcome, { _tag: "Distribution" }>, 
  */
 export class Decisions extends Context.Service<
   Decisions,
-  { readonly run: (request: DecisionRequest, meter: RequestMeter) => Effect.Effect<DecisionResponse, GatewayError> }
+  { readonly run: (request: DecisionRequest, log: AttemptLog) => Effect.Effect<Outcome<DecisionResponse>, GatewayError | Spent> }
 >()("gateway/Decisions") {
   static readonly layer = Layer.effect(
     Decisions,
@@ -73,7 +73,24 @@ export class Decisions extends Context.Service<
       const settings = (yield* GatewayConfigFile).config.decisions
       const spans = yield* optionalSpans
 
-      const run = Effect.fnUntraced(function* (request: DecisionRequest, meter: RequestMeter) {
+      /** What the calls answered so far: billed whether the request then succeeds or fails. */
+      class Tally {
+        served: Served | undefined
+        usage: Usage = { promptTokens: 0, completionTokens: 0 }
+        used = (): Used => ({
+          _tag: "Answered",
+          served: this.served,
+          usage: this.served === undefined ? undefined : { ...this.usage, completionTokens: 0 },
+          units: 0,
+          fixedCostNanoUsd: undefined,
+          translation: undefined
+        })
+      }
+      const run = (request: DecisionRequest, log: AttemptLog) => {
+        const tally = new Tally()
+        return spentOnFailure(Effect.map(answer(request, log, tally), (body): Outcome<DecisionResponse> => ({ body, outcome: tally.used() })), tally.used)
+      }
+      const answer = Effect.fnUntraced(function* (request: DecisionRequest, log: AttemptLog, tally: Tally) {
         const breach = checkDecisionLimits(request, settings)
         if (breach !== undefined) return yield* breach
         const model = (yield* catalog.require(request.model, "decision")).config
@@ -87,13 +104,11 @@ export class Decisions extends Context.Service<
         const perQuestion = callsPerQuestion(model, settings)
         const calls = planned.flatMap((_, q) => Array.from({ length: perQuestion }, () => q))
 
-        // Usage goes on the meter as each call ends, so a request that fails later is billed for what it used.
-        let usage: Usage = { promptTokens: 0, completionTokens: 0 }
         const ask = (q: number): Effect.Effect<Answered, GatewayError> =>
-          Effect.map(router.complete(model, planned[q]!.chat, meter.log), ({ completion, served }) => {
-            usage = addUsage(usage, completion.usage)
-            meter.served ??= served
-            meter.usage = { ...usage, completionTokens: 0 }
+          Effect.map(router.complete(model, planned[q]!.chat, log), ({ completion, served }) => {
+            // Counted as each call ends, so a request that fails later is billed for what it used.
+            tally.usage = addUsage(tally.usage, completion.usage)
+            tally.served ??= served
             return { completion, served }
           })
 
@@ -117,9 +132,9 @@ export class Decisions extends Context.Service<
           model: request.model,
           answers,
           usage: {
-            input_tokens: usage.promptTokens,
-            output_tokens: usage.completionTokens,
-            input_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 }
+            input_tokens: tally.usage.promptTokens,
+            output_tokens: tally.usage.completionTokens,
+            input_tokens_details: { cached_tokens: tally.usage.cachedTokens ?? 0 }
           }
         } satisfies DecisionResponse
       }, spans.span("Decisions.run"))

@@ -10,7 +10,8 @@ import { acceptsTokens } from "../Routing/EmbeddingRoutes.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { ProviderRegistry } from "../Routing/ProviderRegistry.ts"
 import { ProviderRouter } from "../Routing/ProviderRouter.ts"
-import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import type { AttemptLog } from "../Routing/RoutedAttempts.ts"
+import type { Outcome } from "../Usage/RequestOutcome.ts"
 
 export type EmbeddingsBody = ReturnType<typeof embeddingsToWire>
 
@@ -21,7 +22,7 @@ export type EmbeddingsBody = ReturnType<typeof embeddingsToWire>
  */
 export class Embeddings extends Context.Service<
   Embeddings,
-  { readonly run: (request: EmbeddingRequest, meter: RequestMeter) => Effect.Effect<EmbeddingsBody, GatewayError> }
+  { readonly run: (request: EmbeddingRequest, log: AttemptLog) => Effect.Effect<Outcome<EmbeddingsBody>, GatewayError> }
 >()("gateway/Embeddings") {
   static readonly layer = Layer.effect(
     Embeddings,
@@ -31,14 +32,22 @@ export class Embeddings extends Context.Service<
       const registry = yield* ProviderRegistry
       const spans = yield* optionalSpans
 
-      const run = Effect.fnUntraced(function* (request: EmbeddingRequest, meter: RequestMeter) {
+      const run = Effect.fnUntraced(function* (request: EmbeddingRequest, log: AttemptLog) {
         const model = (yield* catalog.require(request.model, "embedding")).config
         const violation = checkEmbeddingRequest(request, model, { acceptsTokens: acceptsTokens(model, registry.embedding) })
         if (violation !== undefined) return yield* violation
-        const { result, served } = yield* router.embed(model, request, meter.log)
-        meter.served = served
-        meter.usage = { promptTokens: result.promptTokens, completionTokens: 0 }
-        return embeddingsToWire(result, { model: served.model, format: request.encodingFormat })
+        const { result, served } = yield* router.embed(model, request, log)
+        return {
+          body: embeddingsToWire(result, { model: served.model, format: request.encodingFormat }),
+          outcome: {
+            _tag: "Answered",
+            served,
+            usage: { promptTokens: result.promptTokens, completionTokens: 0 },
+            units: 0,
+            fixedCostNanoUsd: undefined,
+            translation: undefined
+          }
+        } satisfies Outcome<EmbeddingsBody>
       }, spans.span("Embeddings.run"))
 
       return Embeddings.of({ run })

@@ -18,7 +18,8 @@ import { UrlFetcher } from "../Fetch/UrlFetcher.ts"
 import { Files } from "../Files/Files.ts"
 import type { Served } from "../Routing/RoutedAttempts.ts"
 import { ProviderRouter } from "../Routing/ProviderRouter.ts"
-import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import type { AttemptLog } from "../Routing/RoutedAttempts.ts"
+import { type Answered, type Outcome, type Spent, spentOnFailure } from "../Usage/RequestOutcome.ts"
 import { ImageLinks, type LinkedImage } from "./ImageLinks.ts"
 import { resolveReferences } from "./ImageReferences.ts"
 
@@ -34,7 +35,7 @@ export type ImagesBody = Readonly<Record<string, unknown>>
 export class Images extends Context.Service<
   Images,
   {
-    readonly run: (request: ImageRequest, meter: RequestMeter, projectId: string, baseUrl: string) => Effect.Effect<ImagesBody, GatewayError>
+    readonly run: (request: ImageRequest, log: AttemptLog, projectId: string, baseUrl: string) => Effect.Effect<Outcome<ImagesBody>, GatewayError | Spent>
   }
 >()("gateway/Images") {
   static readonly layer = Layer.effect(
@@ -79,24 +80,31 @@ export class Images extends Context.Service<
             concurrency: 4
           })
 
-      const run = Effect.fnUntraced(function* (request: ImageRequest, meter: RequestMeter, projectId: string, baseUrl: string) {
+      const run = Effect.fnUntraced(function* (request: ImageRequest, log: AttemptLog, projectId: string, baseUrl: string) {
         const model = (yield* catalog.require(request.model, "image")).config
         const violation = checkImageAsk(request, model)
         if (violation !== undefined) return yield* violation
         const references = yield* resolveReferences(request.references, { files, fetcher, projectId, maxBytes: maxInputBytes })
         const { endpoint: _endpoint, model: _model, responseFormat: _format, references: _references, ...ask } = request
         const job: ImageJob = { ...ask, references }
-        const { result, served } = yield* router.images(model, job, meter.log)
-        meter.served = served
-        meter.units = result.images.length
-        if (result.usage !== undefined) meter.usage = { promptTokens: result.usage.inputTokens, completionTokens: result.usage.outputTokens }
-        const data = yield* dataOf(imageResponseFormat(request, model), result, served, projectId, baseUrl)
+        const { result, served } = yield* router.images(model, job, log)
+        const outcome: Answered = {
+          _tag: "Answered",
+          served,
+          usage: result.usage === undefined ? undefined : { promptTokens: result.usage.inputTokens, completionTokens: result.usage.outputTokens },
+          units: result.images.length,
+          fixedCostNanoUsd: undefined,
+          translation: undefined
+        }
+        // The images were made: a failure from here on is billed for them.
+        const data = yield* spentOnFailure(dataOf(imageResponseFormat(request, model), result, served, projectId, baseUrl), () => outcome)
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         if (request.endpoint === "generations") {
-          return { created, data, ...reportedSettings(result), ...(result.usage === undefined ? {} : { usage: tokenUsageWire(result.usage) }) }
+          const body: ImagesBody = { created, data, ...reportedSettings(result), ...(result.usage === undefined ? {} : { usage: tokenUsageWire(result.usage) }) }
+          return { body, outcome } satisfies Outcome<ImagesBody>
         }
         const pricing = catalog.find(served.model)?.config.pricing ?? model.pricing
-        return {
+        const body: ImagesBody = {
           id: Ids.responseId(),
           created,
           model: served.model,
@@ -104,6 +112,7 @@ export class Images extends Context.Service<
           ...(result.size === undefined ? {} : { size: result.size }),
           usage: imagesUsageWire(result, pricing)
         }
+        return { body, outcome } satisfies Outcome<ImagesBody>
       }, spans.span("Images.run"))
 
       return Images.of({ run })

@@ -14,14 +14,16 @@ import { ChatCompletions, type RunOptions } from "../Chat/ChatCompletions.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { Files } from "../Files/Files.ts"
 import type { ChatEncoding } from "../Chat/ChatEncoding.ts"
-import type { RequestMeter } from "../Usage/UsageMeter.ts"
+import type { AttemptLog } from "../Routing/RoutedAttempts.ts"
+import type { Answered, Streamed } from "../Usage/RequestOutcome.ts"
 import { resolveInputFiles } from "./ResponsesFiles.ts"
 import { ResponseStore } from "./ResponseStore.ts"
 
 export type ResponsesResult =
-  | { readonly _tag: "Json"; readonly body: ResponseObject }
+  | { readonly _tag: "Json"; readonly body: ResponseObject; readonly outcome: Answered }
   | {
     readonly _tag: "Stream"
+    readonly outcome: Streamed
     /**
      * Typed events. Fails only before the first one (then nothing was sent yet); a failure after
      * it ends the stream with `error` and `response.failed` instead.
@@ -46,7 +48,7 @@ export class Responses extends Context.Service<
   {
     /** The decoded request as the neutral call, its stored context resolved. */
     readonly prepare: (create: ResponsesCreate, projectId: string) => Effect.Effect<ResponsesCall, GatewayError>
-    readonly create: (call: ResponsesCall, meter: RequestMeter, projectId: string, options?: RunOptions) => Effect.Effect<ResponsesResult, GatewayError>
+    readonly create: (call: ResponsesCall, log: AttemptLog, projectId: string, options?: RunOptions) => Effect.Effect<ResponsesResult, GatewayError>
   }
 >()("gateway/Responses") {
   static readonly layer = Layer.effect(
@@ -89,7 +91,7 @@ export class Responses extends Context.Service<
             Effect.catch((error) => Effect.logWarning(`response ${response.id} was not stored`, error))
           )
 
-      const create = (call: ResponsesCall, meter: RequestMeter, projectId: string, options: RunOptions = {}) =>
+      const create = (call: ResponsesCall, log: AttemptLog, projectId: string, options: RunOptions = {}) =>
         Effect.clockWith((clock) => {
           const id = Ids.storedResponseId()
           const now = () => clock.currentTimeMillisUnsafe()
@@ -104,13 +106,13 @@ export class Responses extends Context.Service<
             stream: (model, created) => (latest = new ResponsesStreamEncoder(call.create, { id, createdAt: created, model }, now))
           }
           const failed = (error: GatewayError) => latest?.fail(streamErrorCode(error.reason), error.reason.message) ?? []
-          return Effect.flatMap(chat.run(call.chat, meter, projectId, encoding, options), (result): Effect.Effect<ResponsesResult, GatewayError> => {
+          return Effect.flatMap(chat.run(call.chat, log, projectId, encoding, options), (result): Effect.Effect<ResponsesResult, GatewayError> => {
             if (result._tag === "Json") return Effect.as(keep(projectId, call, result.body), result)
             const events = result.chunks.pipe(
               Stream.catch((error) => (latest?.hasStarted === true ? Stream.fromIterable(failed(error)) : Stream.fail(error))),
               Stream.ensuring(Effect.suspend(() => keep(projectId, call, latest?.last)))
             )
-            return Effect.succeed({ _tag: "Stream", events, failed })
+            return Effect.succeed({ _tag: "Stream", events, failed, outcome: result.outcome })
           })
         }).pipe(Effect.withSpan("Responses.create"))
 

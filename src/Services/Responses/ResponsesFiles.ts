@@ -83,7 +83,8 @@ export const resolveInputFiles = (
     if (refs.length > limits.maxParts) {
       return yield* GatewayError.invalid(
         `At most ${limits.maxParts} files can be sent in one request (files.max_parts); this one names ${refs.length}.`,
-        refs[limits.maxParts]!.path
+        refs[limits.maxParts]!.path,
+        "too_many_parts"
       )
     }
     const notFound = (ref: FileRef) => (error: GatewayError) =>

@@ -64,7 +64,7 @@ export class ProviderRouter extends Context.Service<
       admit?: RouteFilter,
       deadline?: Deadline
     ) => Effect.Effect<{ readonly completion: ChatCompletion; readonly served: Served }, GatewayError>
-    readonly stream: (model: ModelConfig, request: ChatRequest, log: AttemptLog, admit?: RouteFilter) => Stream.Stream<RoutedEvent, GatewayError>
+    readonly stream: (model: ModelConfig, request: ChatRequest, log: AttemptLog, admit?: RouteFilter, deadline?: Deadline) => Stream.Stream<RoutedEvent, GatewayError>
     /**
      * The request's routing deadline (`routing.deadline_ms` from now), the one place it is made;
      * each method starts one when the caller passes none. A stream is bounded by it until its
@@ -205,6 +205,7 @@ export class ProviderRouter extends Context.Service<
 
       const stream = routedStream({
         plan: planFor,
+        deadline: deadlineOf,
         provider: (id) => registry.chat(id),
         record,
         unavailable,

@@ -12,22 +12,25 @@ import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
 import type { ChatProvider } from "../../Providers/ChatProvider.ts"
+import type { Deadline } from "../../Streams/Deadline.ts"
 import type { OptionalSpans } from "../../Streams/OptionalSpans.ts"
 import type * as Tracer from "effect/Tracer"
+import { type AttemptRecording, attemptPolicy } from "./AttemptPolicy.ts"
 import { attemptAttributes, usageAttributes } from "./GenAiSpans.ts"
 import type { AttemptLog, RoutedEvent } from "./RoutedAttempts.ts"
 import type { Candidate, RoutePlanner } from "./RoutePlanner.ts"
 
-export interface RoutedStreamParts {
+export interface RoutedStreamParts extends AttemptRecording {
   readonly plan: (
     model: ModelConfig,
     request: ChatRequest,
     admit?: (model: ModelConfig, provider: string) => boolean
   ) => Effect.Effect<RoutePlanner, GatewayError>
+  /** The request's deadline when the caller has none (see `ProviderRouter.deadline`). */
+  readonly deadline: (model: ModelConfig) => Effect.Effect<Deadline>
   readonly provider: (id: string) => ChatProvider | undefined
-  readonly record: (candidate: Candidate, log: AttemptLog, startedAt: number, error: GatewayError | undefined, cancelled?: boolean) => Effect.Effect<void>
   readonly unavailable: (candidate: Candidate) => GatewayError
-  readonly finalError: (model: ModelConfig, error: GatewayError | undefined, log: AttemptLog) => GatewayError
+  /** The commit point: an event that reaches the client, after which a failure no longer falls back. */
   readonly commits: (event: ChatStreamEvent) => boolean
   /** One span per attempt, open while it streams, when a tracer is installed. */
   readonly spans: OptionalSpans
@@ -59,9 +62,10 @@ type Events = Arr.NonEmptyReadonlyArray<RoutedEvent>
 
 /**
  * The routed stream: each attempt opens with a `Served` marker, then the provider's events.
- * Until the first content an attempt that fails is recorded and the next route is taken
- * invisibly; after it the failure goes to the client. Every attempt is logged once: ok at its
- * end, the error when it fails, cancelled when the request is interrupted.
+ * Retries, fallback, backoff, the deadline and the log are the request's `AttemptPolicy`, as
+ * for calls: until the first content an attempt that fails is recorded and the next route is
+ * taken invisibly; after it the failure goes to the client. Every attempt is logged once: ok at
+ * its end, the error when it fails, cancelled when the request is interrupted.
  *
  * One pull per batch of provider events, whatever the number of attempts: a hand-written
  * channel rather than a pipeline of stream operators, each of which would cost a few effects
@@ -72,26 +76,25 @@ export const routedStream = (parts: RoutedStreamParts) =>
   model: ModelConfig,
   request: ChatRequest,
   log: AttemptLog,
-  admit?: (model: ModelConfig, provider: string) => boolean
+  admit?: (model: ModelConfig, provider: string) => boolean,
+  given?: Deadline
 ): Stream.Stream<RoutedEvent, GatewayError> =>
   Stream.fromChannel(
     Channel.fromTransform((_, scope) =>
-      Effect.map(parts.plan(model, request, admit), (planner) => {
-        log.cooledDown = planner.cooledDown
-        let committed = false
+      Effect.map(Effect.zip(parts.plan(model, request, admit), given === undefined ? parts.deadline(model) : Effect.succeed(given)), ([planner, deadline]) => {
+        const policy = attemptPolicy(parts, { model, planner, log, deadline, commits: parts.commits })
         let started = false
         // The attempt being read, with its read.
         let current: { readonly attempt: Attempt; readonly read: Pull.Pull<Events, GatewayError> } | undefined
         let served: Events | undefined
 
-        const settle = (attempt: Attempt, error: GatewayError | undefined) => {
+        // Its scope closed with its outcome (the span ends with it, the upstream call is let go).
+        const close = (attempt: Attempt, error: GatewayError | undefined) => {
           attempt.recorded = true
           if (attempt.span !== undefined && error === undefined) attempt.span.attribute("gen_ai.response.model", attempt.candidate.deployment.model)
-          return Effect.andThen(
-            parts.record(attempt.candidate, log, attempt.startedAt, error),
-            Scope.close(attempt.scope, error === undefined ? Exit.void : Exit.fail(error))
-          )
+          return Scope.close(attempt.scope, error === undefined ? Exit.void : Exit.fail(error))
         }
+        const settle = (attempt: Attempt) => Effect.andThen(policy.ended(attempt.candidate, attempt.startedAt), close(attempt, undefined))
 
         // One read per attempt, built when it opens and run for every batch.
         const readOf = (attempt: Attempt): Pull.Pull<Events, GatewayError> => {
@@ -99,28 +102,25 @@ export const routedStream = (parts: RoutedStreamParts) =>
           const reasons: Array<string> = []
           return attempt.pull.pipe(
             Effect.map((events): Events => {
-              if (!committed) committed = events.some(parts.commits)
+              policy.observe(events)
               if (span !== undefined) annotate(span, events, reasons)
               return events
             }),
             Effect.catch((failure): Effect.Effect<Events, GatewayError | Cause.Done> => {
-              if (Cause.isDone(failure)) return Effect.andThen(settle(attempt, undefined), Cause.done())
-              // After the first content the client has seen this route: no silent switch any more.
+              if (Cause.isDone(failure)) return Effect.andThen(settle(attempt), Cause.done())
               // The next route is chosen only once this attempt is in the log (suspended), so a
               // final error lists it.
-              return Effect.andThen(
-                settle(attempt, failure),
-                committed ? Effect.fail(failure) : Effect.suspend(() => Effect.andThen(open(failure), next))
+              return close(attempt, failure).pipe(
+                Effect.andThen(policy.failed(attempt.candidate, attempt.startedAt, failure)),
+                Effect.andThen(Effect.suspend(() => Effect.andThen(open(failure), next)))
               )
             })
           )
         }
 
-        const open = (error: GatewayError | undefined): Effect.Effect<void, GatewayError> => {
-          const step = planner.next(error)
-          if (step === undefined) return Effect.fail(parts.finalError(model, error, log))
-          const { candidate } = step
-          log.started++
+        const open = (error: GatewayError | undefined): Effect.Effect<void, GatewayError> =>
+          Effect.flatMap(policy.next(error), (candidate) => start(candidate))
+        const start = (candidate: Candidate): Effect.Effect<void, GatewayError> => {
           const provider = parts.provider(candidate.deployment.provider)
           const events = provider === undefined
             ? Stream.fail(parts.unavailable(candidate))
@@ -134,7 +134,7 @@ export const routedStream = (parts: RoutedStreamParts) =>
                 })
               )
               : Effect.succeed(undefined)
-          const start = Effect.flatMap(Scope.fork(scope), (attemptScope) =>
+          return Effect.flatMap(Scope.fork(scope), (attemptScope) =>
             Effect.flatMap(Effect.zip(Clock.currentTimeMillis, spanOf(attemptScope)), ([startedAt, span]) =>
               Effect.flatMap(Channel.toPullScoped(events.channel, attemptScope), (pull) => {
                 const attempt: Attempt = { candidate, scope: attemptScope, startedAt, pull, recorded: false, span }
@@ -147,18 +147,17 @@ export const routedStream = (parts: RoutedStreamParts) =>
                 // done if the reader simply had enough.
                 return Scope.addFinalizerExit(scope, (exit) => {
                   if (attempt.recorded) return Effect.void
-                  if (Exit.isSuccess(exit)) return settle(attempt, undefined)
+                  if (Exit.isSuccess(exit)) return settle(attempt)
                   return Cause.hasInterruptsOnly(exit.cause)
                     ? Effect.andThen(
                       Effect.sync(() => {
                         attempt.recorded = true
                       }),
-                      parts.record(candidate, log, startedAt, undefined, true)
+                      policy.ended(candidate, startedAt, true)
                     )
                     : Effect.void
                 })
               })))
-          return step.delayMs > 0 ? Effect.andThen(Effect.sleep(step.delayMs), start) : start
         }
 
         const next: Pull.Pull<Events, GatewayError> = Effect.suspend(() => {

@@ -193,7 +193,9 @@ describe.skipIf(!hasChromium)("the console in a headless browser", () => {
     await page.fill(`${grant} input[name=amount_usd]`, "12.5")
     await page.fill(`${grant} input[name=note]`, "top-up")
     await page.click(`${grant} button[type=submit]`)
-    await expect.poll(() => page.textContent(status)).toContain("$12.50")
+    // The page reloads its figures after the grant: wait for them, however loaded the machine is.
+    await page.waitForSelector(`${status} >> text=$12.50`)
+    expect(await page.textContent(status)).toContain("$12.50")
     const read = await fetch(`${gw.url}/admin/projects/${projectId}/billing`, { headers: { authorization: `Bearer ${token}` } })
     expect(((await read.json()) as { balance_usd: unknown }).balance_usd).toBe(12.5)
     await shot(page, "08-credit-and-limits")

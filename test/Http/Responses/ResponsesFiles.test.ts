@@ -18,7 +18,7 @@ const pdf = fixture("documents/report.pdf")
  * a file of another project is not found.
  */
 describe("Responses: files by file_id", () => {
-  const gw = useGateway({ upstreams: responsesUpstreams, config: (upstreams) => responsesConfig(upstreams, { files: { max_inline_mb: 1 } }), key: { withUser: true } })
+  const gw = useGateway({ upstreams: responsesUpstreams, config: (upstreams) => responsesConfig(upstreams, { files: { max_inline_mb: 1, max_parts: 3 } }), key: { withUser: true } })
   let client: OpenAI
   let image: string
   let document: string
@@ -95,5 +95,12 @@ describe("Responses: files by file_id", () => {
     expect(error.param).toBe("input[0].content[1].file_id")
     expect(error.message).toContain("files.max_inline_mb")
     expect(gw.upstreams.anthropic.requests).toHaveLength(1)
+  })
+
+  it("more file parts than files.max_parts are refused naming the first one over", async () => {
+    const res = await gw.postJson("/v1/responses", { model: "claude-r", input: [{ role: "user", content: [0, 1, 2, 3].map(() => ({ type: "input_image", file_id: image })) }] })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ error: { param: "input[0].content[3].file_id", code: "too_many_parts" } })
+    expect(gw.upstreams.anthropic.requests).toHaveLength(0)
   })
 })

@@ -34,6 +34,18 @@ describe("Responses: text on every provider", () => {
     })
   })
 
+  describe.each(responsesTargets)("$name stored", (target) => {
+    it("responses.retrieve gives the response as it was answered; responses.delete removes it", async () => {
+      gw.upstreams[target.name].reply(target.kit.text)
+      const created = await client.responses.create({ model: target.model, input: "Say hello", metadata: { ticket: "7" } })
+      const retrieved = await client.responses.retrieve(created.id)
+      expect(retrieved).toEqual(created)
+      await client.responses.delete(created.id)
+      await expect(client.responses.retrieve(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
+      expect(gw.upstreams[target.name].requests).toHaveLength(1)
+    })
+  })
+
   it("the translation report names what a translated route dropped; strict mode refuses it before anything goes upstream", async () => {
     gw.upstreams.anthropic.reply(responsesTargets[1]!.kit.text)
     const body = { model: "claude-r", input: "hi", max_output_tokens: 100, text: { verbosity: "low" } }

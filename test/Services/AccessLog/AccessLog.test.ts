@@ -20,6 +20,8 @@ const record: AccessRecord = {
   promptTokens: 7,
   completionTokens: 2,
   keyId: "key_1",
+  projectId: "proj_1",
+  errorCode: undefined,
   client: "127.0.0.1"
 }
 
@@ -52,9 +54,15 @@ describe("access log", () => {
       prompt_tokens: 7,
       completion_tokens: 2,
       key_id: "key_1",
+      project_id: "proj_1",
       client: "127.0.0.1"
     })
-    expect(textLine(record)).toBe("21:04:05.123 POST /v1/chat/completions 200 12.35ms gpt-test via openai attempts=2 ttft=4ms tokens=7/2 key=key_1 from=127.0.0.1 req_abc\n")
+    // The fields every log line shares come first, in the same order as the application's lines.
+    expect(Object.keys(JSON.parse(jsonLine(record))).slice(0, 6)).toEqual(["time", "level", "log", "request_id", "project_id", "key_id"])
+    expect(textLine(record)).toBe("21:04:05.123 POST /v1/chat/completions 200 12.35ms gpt-test via openai attempts=2 ttft=4ms tokens=7/2 key=key_1 project=proj_1 from=127.0.0.1 req_abc\n")
+    const refused = { ...record, status: 429, errorCode: "rate_limit_exceeded" }
+    expect(JSON.parse(jsonLine(refused))).toMatchObject({ status: 429, code: "rate_limit_exceeded" })
+    expect(textLine(refused)).toContain(" code=rate_limit_exceeded key=key_1 ")
   })
 
   it("text: a model name (or any client-supplied field) cannot forge a line or send escape sequences", () => {

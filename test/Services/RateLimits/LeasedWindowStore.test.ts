@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
 import { leasedWindowStore } from "../../../src/Services/RateLimits/LeasedWindowStore.ts"
 import { sharedPostgres } from "../../support/SharedPostgres.ts"
@@ -52,6 +53,23 @@ describe("rate-limit windows leased per instance on one Postgres", () => {
     }),
     { arbitrary: { runs: 10 }, timeout: 60_000 }
   )
+
+  it.effect("a share's unused weight is handed back once its span is over, and its entry still counts what was used", () =>
+    Effect.gen(function* () {
+      const sql = yield* Effect.promise(() => sqlOf(one))
+      const id = `give-back-${Date.now()}`
+      const store = leasedWindowStore(sql, "give-back", 1_000)
+      const charge = { id, limit: 1_000, weight: 1 }
+      // Enough requests in one second for the next share to be sized from them.
+      for (let i = 0; i < 20; i++) expect((yield* store.acquire([charge], `g${i}`)).admitted).toBe(true)
+      const entries = () => sql<{ weight: string }>`SELECT weight::text AS weight FROM rate_window_entries WHERE window_id = ${id} ORDER BY at_ms`
+      const taken = (yield* entries()).reduce((total, e) => total + Number(e.weight), 0)
+      expect(taken).toBeGreaterThan(20)
+      yield* TestClock.adjust(1_001)
+      yield* store.sweep!
+      const after = (yield* entries()).reduce((total, e) => total + Number(e.weight), 0)
+      expect(after).toBe(20)
+    }))
 
   it("a busy window is served from shares: far fewer database entries than requests, exactly the limit admitted", async () => {
     const id = `busy-${Date.now()}`
