@@ -119,21 +119,24 @@ export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, 
           const byWindow = new Map<string, Share>()
           decision.states.forEach((state, i) => {
             const charge = charges[i]!
+            const capacity = charged.get(charge.id) ?? charge.weight
+            // Near the limit the entry is this request's own: nothing is admitted from it later.
+            const own = capacity <= charge.weight
             const previous = shares.get(charge.id)
-            if (previous !== undefined) handBack.push(previous)
+            if (previous !== undefined && !own) handBack.push(previous)
             const share: Share = {
               id: charge.id,
               ticket: shareTicket,
               capacity: charged.get(charge.id) ?? charge.weight,
               written: charged.get(charge.id) ?? charge.weight,
               used: charge.weight,
-              until: now + spanMs,
+              until: own ? now : now + spanMs,
               limit: state.limit,
               remainingAtTake: state.remaining + (charged.get(charge.id) ?? charge.weight),
               resetMs: state.resetMs,
               takenAt: now
             }
-            shares.set(charge.id, share)
+            if (!own) shares.set(charge.id, share)
             byWindow.set(charge.id, share)
           })
           tickets.set(ticket, { at: now, byWindow })
@@ -186,12 +189,16 @@ export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, 
       const entry = tickets.get(ticket)
       tickets.delete(ticket)
       if (entry === undefined) return Effect.void
-      return Effect.forEach(corrections, (c) => {
-        const share = entry.byWindow.get(c.id)
-        if (share === undefined) return Effect.void
-        share.used += c.to - c.from
-        return share.used > share.written ? write(share) : Effect.void
-      }, { discard: true })
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.forEach(corrections, (c) => {
+          const share = entry.byWindow.get(c.id)
+          if (share === undefined) return Effect.void
+          share.used += c.to - c.from
+          // A share still admitting keeps its entry at least at its capacity; any other entry
+          // follows what was used, down as well as up.
+          const admitting = shares.get(c.id) === share && now < share.until
+          return !admitting || share.used > share.written ? write(share) : Effect.void
+        }, { discard: true }))
     },
     sweep: Effect.andThen(tidy, inner.sweep ?? Effect.void)
   }

@@ -56,9 +56,10 @@ export const decideWindows = (
             retryAfterMs = Math.max(retryAfterMs, wait)
           }
           if (retryAfterMs === 0 && ticket !== undefined) {
-            const at = now + (share?.aheadMs ?? 0)
             for (const charge of charges) {
               const weight = charged.get(charge.id)!
+              // Only a share admits later requests: a request's own entry is dated now.
+              const at = weight > charge.weight ? now + (share?.aheadMs ?? 0) : now
               yield* sql`INSERT INTO rate_window_entries (window_id, ticket, at_ms, weight)
                 VALUES (${charge.id}, ${ticket}, ${at}, ${Math.round(weight)})
                 ON CONFLICT (window_id, ticket) DO NOTHING`
