@@ -103,12 +103,30 @@ describe("two instances on one Postgres and Redis admit exactly what one would",
   })
 
   it("credit: ten concurrent requests over both instances, exactly as many admitted as the balance reserves, settled exactly", async () => {
-    upstream.always(completion(100))
+    // Every admitted request is held upstream until all ten are decided: a request that settled
+    // before the last one was decided would hand its unused hold back (a slow machine does that).
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const before = upstream.requests.length
+    let refused = 0
+    const allDecided = () => {
+      if (upstream.requests.length - before + refused >= 10) open()
+    }
+    upstream.always({ ...completion(), until: gate })
     const key = await one.createKey()
     const admin = adminCall(() => two.url, token)
     expect((await admin("POST", `/admin/projects/${key.projectId}/credits`, { body: { amount_usd: 0.001 } })).status).toBe(200)
     await refresh(one)
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 === 0 ? one : two, key.secret).then((r) => r.status)))
+    const watch = setInterval(allDecided, 10)
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        post(i % 2 === 0 ? one : two, key.secret).then((r) => {
+          if (r.status !== 200) refused++
+          allDecided()
+          return r.status
+        })
+      )
+    ).finally(() => clearInterval(watch))
     const admitted = Math.floor(1_000_000 / worstCaseNano)
     expect(answers.filter((s) => s === 200)).toHaveLength(admitted)
     expect(answers.filter((s) => s === 402)).toHaveLength(10 - admitted)

@@ -24,6 +24,8 @@ export type Reply =
     readonly headers?: Record<string, string>
     /** Wait this long before answering. */
     readonly delayMs?: number
+    /** Answer only once this settles (a test's gate: hold every admitted request until all are decided). */
+    readonly until?: Promise<void>
   }
   | { readonly kind: "raw"; readonly status: number; readonly body: string; readonly headers?: Record<string, string> }
   | {
@@ -119,6 +121,7 @@ export class FakeUpstream {
     switch (reply.kind) {
       case "json":
         if (reply.delayMs !== undefined) await new Promise((r) => setTimeout(r, reply.delayMs))
+        if (reply.until !== undefined) await reply.until
         if (res.destroyed) return
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
         res.end(JSON.stringify(reply.body))

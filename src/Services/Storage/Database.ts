@@ -20,10 +20,13 @@ const pgOverSocket = (path: string) =>
     path,
     username: "postgres",
     database: "postgres",
-    // One PGlite session serves every socket connection, so named prepared statements from
-    // two connections would collide.
+    // One PGlite session serves every socket connection: named prepared statements from two
+    // connections would collide, and statements of two connections interleave on the one
+    // session (one connection's query lands inside another's transaction, or the wire protocol
+    // breaks mid-bind: "Unexpected ReadyForQuery"). One connection makes the pool queue them:
+    // a transaction holds it, every other statement waits its turn, as PGlite runs them anyway.
     prepare: false,
-    maxConnections: 4
+    maxConnections: 1
   })
 
 const storageProcessEntry = fileURLToPath(new URL("./EmbeddedPostgresProcess.ts", import.meta.url))
