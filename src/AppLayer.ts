@@ -14,6 +14,7 @@ import { FailedAuthThrottle } from "./Http/Admin/FailedAuthThrottle.ts"
 import { Admission } from "./Services/Billing/Admission.ts"
 import { BillingAdmin } from "./Services/Billing/BillingAdmin.ts"
 import { BillingPolicyNoticesLive } from "./Services/Billing/BillingPolicyNotices.ts"
+import { BillingReconcilerLive } from "./Services/Billing/BillingReconciler.ts"
 import { ChatCompletions } from "./Services/Chat/ChatCompletions.ts"
 import { Responses } from "./Services/Responses/Responses.ts"
 import { ResponseStore } from "./Services/Responses/ResponseStore.ts"
@@ -44,7 +45,8 @@ import { WebTools } from "./Services/Tools/WebTools.ts"
 const KeysLive = KeyRevocationsLive.pipe(Layer.provideMerge(ApiKeys.layer))
 
 // Credit and limit changes made by any instance or the CLI reach this one's admission at once.
-const CoreLive = Layer.merge(BillingAdmin.layer, BillingPolicyNoticesLive).pipe(
+// Expired holds are settled from the usage ledger or released, on every instance.
+const CoreLive = Layer.mergeAll(BillingAdmin.layer, BillingPolicyNoticesLive, BillingReconcilerLive).pipe(
   Layer.provideMerge(Admission.layer),
   Layer.provideMerge(Layer.mergeAll(KeysLive, ModelCatalog.layer, UsageLedger.layer, ConsoleSessionStore.layer, FailedAuthThrottle.layer)),
   Layer.provideMerge(Accounts.layer),

@@ -57,3 +57,12 @@ export const CreditLedgerView = Schema.Struct({
   balance_nano_usd: Schema.NullOr(Schema.String)
 })
 export type CreditLedgerView = typeof CreditLedgerView.Type
+
+/** What `POST /admin/billing/reconcile` did: expired holds settled from the usage ledger, or released. */
+export const ReconcileView = Schema.Struct({
+  object: Schema.Literal("billing_reconciliation"),
+  settled: Schema.Int,
+  settled_nano_usd: Schema.String,
+  released: Schema.Int
+})
+export type ReconcileView = typeof ReconcileView.Type

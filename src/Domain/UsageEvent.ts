@@ -56,6 +56,19 @@ export interface UsageEvent {
   readonly raw?: Readonly<Record<string, unknown>>
   /** The request's trace id, when traces are exported (the request log links to it). */
   readonly traceId?: string
+  /**
+   * Set when the request is billed: whom its cost is settled against. The ledger writes the
+   * settlement in the same transaction as the usage row (and only with a row it inserted), so
+   * the two are durable together and never twice; a spill file carries it to the next start.
+   */
+  readonly settlement?: UsageSettlement
+}
+
+/** The billing side of a usage event: the project and key charged, and the lease it was admitted from, if any. */
+export interface UsageSettlement {
+  readonly projectId: string
+  readonly keyId: string
+  readonly leaseId?: string
 }
 
 /** What failed, as the client saw it: `error.type`, `error.code` and, for provider failures, the kind. */

@@ -127,6 +127,7 @@ const metered = <A extends { readonly model: string }, R1, R, R2>(
             return Effect.flatMap(admission.admit(principal, request.model, ask, requestId), (ticket) => {
               if (ticket === undefined) return answered(respond, request, meter, principal)
               meter.settle = ticket.settle
+              meter.billedTo = ticket.billedTo
               const headers = ticket.headers
               if (headers === undefined) return answered(respond, request, meter, principal)
               // The rate-limit headers go on the answer whatever it is, an error included:

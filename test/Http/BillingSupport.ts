@@ -46,5 +46,6 @@ export const billingAdminOperations = [
   "GET /admin/projects/{project_id}/credits",
   "POST /admin/projects/{project_id}/credits",
   "POST /admin/projects/{project_id}/spend-limits",
-  "POST /admin/projects/{project_id}/rate-limits"
+  "POST /admin/projects/{project_id}/rate-limits",
+  "POST /admin/billing/reconcile"
 ]

@@ -2,7 +2,7 @@ import * as Schema from "effect/Schema"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { BillingStatusView, CreditLedgerView, SpendPeriod } from "../../Domain/BillingView.ts"
+import { BillingStatusView, CreditLedgerView, ReconcileView, SpendPeriod } from "../../Domain/BillingView.ts"
 import { ProjectIdParams } from "./AdminSchemas.ts"
 
 const noControl = Schema.isPattern(/^[^\u0000-\u001f\u007f]*$/, { expected: "text without control characters" })
@@ -56,6 +56,9 @@ export const billingGroup = HttpApiGroup.make("billing")
     HttpApiEndpoint.post("setSpendLimit", "/projects/:project_id/spend-limits", { params: ProjectIdParams, payload: SpendLimitBody, success: Status })
       .annotate(OpenApi.Summary, "Set or clear a spend limit of the project or one of its keys"),
     HttpApiEndpoint.post("setRateLimit", "/projects/:project_id/rate-limits", { params: ProjectIdParams, payload: RateLimitBody, success: Status })
-      .annotate(OpenApi.Summary, "Set or clear RPM/TPM of the project, one of its keys, or one model in the project")
+      .annotate(OpenApi.Summary, "Set or clear RPM/TPM of the project, one of its keys, or one model in the project"),
+    HttpApiEndpoint.post("reconcileBilling", "/billing/reconcile", { success: ReconcileView.annotate({ identifier: "BillingReconciliation" }) })
+      .annotate(OpenApi.Summary, "Close expired holds now")
+      .annotate(OpenApi.Description, "Holds that outlived billing.reservation_ttl_seconds without a settlement: settled from the usage ledger when the request has a usage row, else released. Every instance also does this once a minute.")
   )
   .annotate(OpenApi.Description, "Credit balances, spend limits and rate limits, enforced before any upstream call (402 and 429).")

@@ -38,5 +38,6 @@ export const BillingGroupLive = HttpApiBuilder.group(AdminApi, "billing", (handl
             tpm: payload.tpm
           })
         ))
+      .handle("reconcileBilling", () => respond(billing.reconcile))
   })
 )

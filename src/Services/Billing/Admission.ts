@@ -9,6 +9,7 @@ import type * as SqlError from "effect/sql/SqlError"
 import type { AdmissionAsk, CostContext } from "../../Domain/AdmissionCost.ts"
 import type { Principal } from "../../Domain/ApiKey.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
+import type { UsageSettlement } from "../../Domain/UsageEvent.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { AppConfig } from "../Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
@@ -24,14 +25,19 @@ import { AdmissionPrecheck, creditDecidesEveryModel, headerCharges } from "./Adm
 import { AdmissionStats } from "./AdmissionStats.ts"
 import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts"
 import { BillingLeases, type LeaseAdmission } from "./BillingLeases.ts"
-import { reserve, type ReserveOutcome, settle, singleSession } from "./BillingStore.ts"
+import { reserve, type ReserveOutcome, singleSession } from "./BillingStore.ts"
 import { postgresLeaseStore } from "./LeaseStore.ts"
 
 /** What an admitted request carries to its end: headers for the response and how it settles. */
 export interface AdmissionTicket {
   readonly headers: Readonly<Record<string, string>> | undefined
-  /** Called once, when the request's scope closes, with what the usage event priced. */
+  /** Called once, when the request's scope closes, with what the usage event priced: corrects TPM, settles a leased admission. */
   readonly settle: (costNanoUsd: number, tokens: number) => Effect.Effect<void>
+  /**
+   * Set for a billed request held on its own: the usage event carries it, and the usage ledger
+   * writes the settlement with the usage row in one transaction (BillingSettlement.ts).
+   */
+  readonly billedTo: UsageSettlement | undefined
 }
 
 export interface AdmissionShape {
@@ -101,22 +107,6 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       yield* refresh
       const sweep = store.sweep === undefined ? Effect.void : Effect.ignore(store.sweep)
       yield* Effect.forkScoped(Effect.repeat(Effect.andThen(refresh, sweep), Schedule.spaced(config.billing.refresh_seconds * 1000)))
-
-      const settleBilling = (principal: Principal, requestId: string, cost: bigint) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          settle(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, cost, requestId, now })
-        ).pipe(
-          Effect.retry({ schedule: Schedule.exponential(100), times: 4 }),
-          Effect.tap(() => Effect.sync(() => stats.settled++)),
-          // Whatever is left, a defect included: counted and logged, never lost silently in
-          // the request's finalizer (reconciliation settles the hold from the usage ledger).
-          Effect.catchCause((cause) =>
-            Effect.andThen(
-              Effect.sync(() => stats.settleFailures++),
-              Effect.logError("billing: a settlement could not be written; reconciliation settles it from the usage ledger", { request_id: requestId, cause })
-            )
-          )
-        )
 
       // A plain function rather than `Effect.fn`: it runs on every request, and a span each would
       // cost more than the check itself on the fast path.
@@ -207,15 +197,17 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           Effect.map(reserved, (held): AdmissionTicket => ({
             headers,
             settle: (costNanoUsd, tokens) => {
+              const correct = tokens === ask.tokens ? Effect.void : release(tokens)
+              if (typeof held !== "function") return correct
               const cost = BigInt(Math.max(0, Math.round(costNanoUsd)))
-              const billing = typeof held === "function"
-                ? Effect.map(Clock.currentTimeMillis, (now) => {
-                  held(cost, now)
-                  stats.settled++
-                })
-                : held || (billed && cost > 0n) ? settleBilling(principal, requestId, cost) : Effect.void
-              return tokens === ask.tokens ? billing : Effect.andThen(release(tokens), billing)
-            }
+              return Effect.andThen(correct, Effect.map(Clock.currentTimeMillis, (now) => {
+                held(cost, now)
+                stats.settled++
+              }))
+            },
+            // Admitted from a lease: settled with the lease's batches. Otherwise the usage ledger
+            // writes the settlement with the usage row (BillingSettlement.ts).
+            billedTo: typeof held === "function" || !billed ? undefined : { projectId: principal.projectId, keyId: principal.keyId }
           })))
       }
 

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { BillingStatusView, CreditLedgerView } from "../../Domain/BillingView.ts"
+import type { BillingStatusView, CreditLedgerView, ReconcileView } from "../../Domain/BillingView.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
 import { nanoFromUsd } from "../../Domain/NanoUsd.ts"
 import { Accounts } from "../Accounts/Accounts.ts"
@@ -14,6 +14,8 @@ import { Admission } from "./Admission.ts"
 import { billingStatus, creditLedger, setRateLimit, setSpendLimit } from "./BillingAdminStore.ts"
 import type { Period } from "./BillingDecision.ts"
 import { announcePolicyChange } from "./BillingPolicyNotices.ts"
+import { reconcile } from "./BillingReconcile.ts"
+import { logOutcome } from "./BillingReconciler.ts"
 import { credit, singleSession } from "./BillingStore.ts"
 import { AppConfig } from "../Config/AppConfig.ts"
 
@@ -53,6 +55,8 @@ export class BillingAdmin extends Context.Service<
     readonly ledger: (projectId: string, limit: number) => Effect.Effect<CreditLedgerView, GatewayError>
     readonly setSpendLimit: (input: SpendLimitInput) => Effect.Effect<BillingStatusView, GatewayError>
     readonly setRateLimit: (input: RateLimitInput) => Effect.Effect<BillingStatusView, GatewayError>
+    /** Closes expired holds now (BillingReconcile.ts), as the periodic job does. */
+    readonly reconcile: Effect.Effect<ReconcileView, GatewayError>
   }
 >()("gateway/BillingAdmin") {
   static readonly layer = Layer.effect(
@@ -118,7 +122,12 @@ export class BillingAdmin extends Context.Service<
           yield* setRateLimit(sql, { projectId: input.projectId, keyId, model, rpm: input.rpm, tpm: input.tpm }).pipe(guard)
           yield* refresh(input.projectId)
           return yield* status(input.projectId)
-        })
+        }),
+        reconcile: Effect.gen(function* () {
+          const outcome = yield* reconcile(sql, yield* Clock.currentTimeMillis).pipe(guard)
+          yield* logOutcome(outcome)
+          return { object: "billing_reconciliation" as const, settled: outcome.settled, settled_nano_usd: outcome.settledNanoUsd.toString(), released: outcome.released }
+        }).pipe(Effect.withSpan("BillingAdmin.reconcile"))
       })
     })
   )

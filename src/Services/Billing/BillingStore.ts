@@ -2,8 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
+import { settleMany } from "./BillingSettlement.ts"
 import { typedSqlFailures } from "../Storage/SqlFailures.ts"
-import { type BillingState, type LimitUse, type Period, periodStart, periods, type Refusal, refusalOf } from "./BillingDecision.ts"
+import { type BillingState, type LimitUse, type Period, periodStart, type Refusal, refusalOf } from "./BillingDecision.ts"
 
 /**
  * The database side of billing: Postgres (or the embedded database) is the authority for
@@ -27,10 +28,17 @@ export const singleSession = (sql: SqlClient.SqlClient): void => {
  * One billing transaction; every failure of the SQL client, the defects it raises on a dead
  * connection included, comes out as a typed `SqlError` (see `typedSqlFailures`).
  */
-export const transaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> => {
+export const transaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  exclusively(sql, transactionInTurn(sql, effect))
+
+/** A transaction for a caller already inside `exclusively`. */
+export const transactionInTurn = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  typedSqlFailures(sql.withTransaction(effect))
+
+/** Runs `effect` in its turn of the embedded storage's one session (at once on Postgres). */
+export const exclusively = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
   const lock = sessions.get(sql)
-  const inTransaction = typedSqlFailures(sql.withTransaction(effect))
-  return lock === undefined ? inTransaction : lock.withPermit(inTransaction)
+  return lock === undefined ? effect : lock.withPermit(effect)
 }
 
 export const big = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)))
@@ -109,33 +117,12 @@ export const reserve = (sql: SqlClient.SqlClient, input: ReserveInput): Effect.E
 
 /**
  * The actual cost replaces the reservation: one `settlement` row in the credit ledger, the
- * balance (if any) lowered by it and the spend counters of the project and key raised. A
- * reservation that already expired is settled all the same: the provider bills the call.
+ * balance (if any) lowered by it and the spend counters of the project and key raised, in one
+ * transaction (BillingSettlement.ts; the usage ledger settles batches the same way, with their
+ * usage rows).
  */
 export const settle = (sql: SqlClient.SqlClient, input: SettleInput): Effect.Effect<void, SqlError.SqlError> =>
-  transaction(sql, 
-    Effect.gen(function* () {
-      const account = yield* lockAccount(sql, input.projectId)
-      yield* sql`DELETE FROM reservations WHERE id = ${input.reservationId}`
-      if (account === undefined || input.cost <= 0n) return
-      const cost = input.cost.toString()
-      yield* sql`UPDATE billing_accounts SET balance_nano = balance_nano - ${cost}::bigint, updated_at = now()
-        WHERE project_id = ${input.projectId}`
-      yield* sql`INSERT INTO credit_ledger (project_id, key_id, kind, amount_nano, request_id)
-        VALUES (${input.projectId}, ${input.keyId}, 'settlement', -${cost}::bigint, ${input.requestId})`
-      const [first, ...rest] = periods.flatMap((period) =>
-        ["", input.keyId].map((keyId) => ({
-          project_id: input.projectId,
-          key_id: keyId,
-          period,
-          period_start: new Date(periodStart(period, input.now)),
-          spent_nano: cost
-        }))
-      )
-      yield* sql`INSERT INTO spend_counters ${sql.insert([first!, ...rest])}
-        ON CONFLICT (project_id, key_id, period, period_start) DO UPDATE SET spent_nano = spend_counters.spent_nano + EXCLUDED.spent_nano`
-    })
-  )
+  transaction(sql, settleMany(sql, [{ projectId: input.projectId, keyId: input.keyId, requestId: input.reservationId, cost: input.cost }], input.now))
 
 /** Makes the project billed (a `billing_accounts` row) if it is not yet. */
 export const ensureAccount = (sql: SqlClient.SqlClient, projectId: string) =>

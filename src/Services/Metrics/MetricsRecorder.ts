@@ -80,7 +80,7 @@ export class MetricsRecorder implements RequestObserver {
     }
     passOn({ name: "gateway_admission_store_failures_total", help: "Admission checks whose store did not answer (billing: the database; rate limits: Redis or the database).", registers }, admission((s) => s.billingStoreFailures + s.rateLimitStoreFailures))
     passOn({ name: "gateway_admission_admitted_unchecked_total", help: "Requests admitted unchecked because a store failed under the allow policy.", registers }, admission((s) => s.admittedOnStoreFailure))
-    passOn({ name: "gateway_admission_settle_failures_total", help: "Reservations whose settlement could not be written (they expire).", registers }, admission((s) => s.settleFailures))
+    passOn({ name: "gateway_admission_settle_failures_total", help: "Attempts to write billed usage and its settlement that failed; retried with the events, or settled by reconciliation.", registers }, () => admission((s) => s.settleFailures)() + stat((s) => s.settleFailures)())
     // Process memory, CPU, event-loop delay and garbage collection, under their usual names.
     collectDefaultMetrics({ register: this.registry })
   }

@@ -11,6 +11,7 @@ import rateWindows from "./migrations/0010_rate_windows.ts"
 import consoleSessions from "./migrations/0012_console_sessions.ts"
 import strictTranslation from "./migrations/0013_strict_translation.ts"
 import storedResponses from "./migrations/0015_stored_responses.ts"
+import settlementReconciliation from "./migrations/0016_settlement_reconciliation.ts"
 import consoleOperations from "./migrations/0018_console_operations.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
@@ -27,6 +28,7 @@ export const migrations = Migrator.fromRecord({
   "0012_console_sessions": consoleSessions,
   "0013_strict_translation": strictTranslation,
   "0015_stored_responses": storedResponses,
+  "0016_settlement_reconciliation": settlementReconciliation,
   "0018_console_operations": consoleOperations
 })
 

@@ -84,10 +84,15 @@ export const writeGroups = (
       if (Exit.isSuccess(written)) {
         groups.shift()
         counters.written += group.length
+        counters.settled += billedIn(group)
         continue
       }
       const problem = classifyWriteFailure(written.cause)
-      if (problem.unavailable) return { unavailable: problem.reason, rejected }
+      if (problem.unavailable) {
+        // The settlements stay queued with their events and are written with them later.
+        counters.settleFailures += billedIn(group)
+        return { unavailable: problem.reason, rejected }
+      }
       if (group.length > 1) {
         const middle = Math.ceil(group.length / 2)
         groups.splice(0, 1, group.slice(0, middle), group.slice(middle))
@@ -109,6 +114,7 @@ export const writeGroups = (
       }
       groups.shift()
       counters.deadLettered++
+      counters.settled += billedIn(group)
       yield* Effect.logWarning("usage event refused by the database; kept in usage_dead_letters", {
         request_id: event.requestId,
         reason: problem.reason
@@ -116,6 +122,12 @@ export const writeGroups = (
     }
     return { unavailable: undefined, rejected }
   })
+
+const billedIn = (events: ReadonlyArray<UsageEvent>): number => {
+  let n = 0
+  for (const e of events) if (e.settlement !== undefined) n++
+  return n
+}
 
 /** `events` as batches of at most `size`. */
 export const batchesOf = (events: ReadonlyArray<UsageEvent>, size: number): Array<ReadonlyArray<UsageEvent>> => {

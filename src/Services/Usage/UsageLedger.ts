@@ -3,12 +3,14 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { UsageEvent, UsageReport } from "../../Domain/UsageEvent.ts"
 import { normaliseUsageEvent } from "../../Domain/UsageNormaliser.ts"
+import { singleSession } from "../Billing/BillingStore.ts"
 import { AppConfig } from "../Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { batchesOf, writeGroups } from "./UsageFlusher.ts"
@@ -56,7 +58,13 @@ export class UsageLedger extends Context.Service<
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const settings = (yield* GatewayConfigFile).config.usage
-      const spillDirectory = settings.spill_directory ?? NodePath.join((yield* AppConfig).dataDir, "usage-spill")
+      const app = yield* AppConfig
+      const spillDirectory = settings.spill_directory ?? NodePath.join(app.dataDir, "usage-spill")
+      // Billed batches are transactions, which take turns on the embedded storage's one session.
+      if (app.databaseUrl === undefined) singleSession(sql)
+      // Opened by a billed event: its settlement is written at once, with whatever else is queued
+      // (one transaction for every event that came while the previous one was being written).
+      const wake = Latch.makeUnsafe(false)
       const writer = makeUsageWriter(sql)
       const counters = new LedgerCounters()
       // One writer at a time: the background flusher, an explicit flush, the replay, shutdown.
@@ -134,9 +142,10 @@ export class UsageLedger extends Context.Service<
           failingSince ??= now
           if (now - lastFailureLog < failureLogEveryMs) return Effect.void
           lastFailureLog = now
-          return Effect.logWarning("usage database unreachable; events kept in memory and retried", {
+          return Effect.logWarning("usage database unreachable; events and their settlements kept in memory and retried", {
             reason: unavailable,
             queued: buffer.length,
+            settle_failures_total: counters.settleFailures,
             max_buffered: settings.max_buffered
           })
         })
@@ -182,8 +191,16 @@ export class UsageLedger extends Context.Service<
       })
 
       yield* Effect.forkScoped(replay)
+      const interval = Duration.millis(settings.flush_interval_ms)
       const flusher = yield* Effect.forkScoped(
-        flush.pipe(Effect.repeat(Schedule.spaced(Duration.millis(settings.flush_interval_ms))))
+        Effect.forever(
+          Effect.race(wake.await, Effect.sleep(interval)).pipe(
+            Effect.andThen(Effect.sync(() => wake.closeUnsafe())),
+            Effect.andThen(flush),
+            // Not straight back while the database is away: the events wait for the next interval.
+            Effect.andThen(Effect.suspend(() => (failingSince === undefined ? Effect.void : Effect.sleep(interval))))
+          )
+        )
       )
       if (settings.retention_days > 0) {
         yield* Effect.forkScoped(
@@ -210,6 +227,7 @@ export class UsageLedger extends Context.Service<
             if (normal.raw !== undefined) counters.normalised++
             buffer.push(normal)
             if (buffer.length > settings.max_buffered) keep([])
+            if (normal.settlement !== undefined) wake.openUnsafe()
           }),
         flush,
         pending: Effect.sync(queued),

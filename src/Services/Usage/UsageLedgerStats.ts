@@ -20,6 +20,10 @@ export interface UsageLedgerStats {
   /** Events written to spill files at shutdown, and read back from them at start-up. */
   readonly spilled: number
   readonly replayed: number
+  /** Billed events whose settlement was written with their usage row (or dead letter). */
+  readonly settled: number
+  /** Writes of billed events that failed (the database away or a connection lost): retried with the events. */
+  readonly settleFailures: number
   /** The last reason the database was unreachable, if it ever was. */
   readonly lastFailure: string | null
 }
@@ -34,6 +38,8 @@ export class LedgerCounters {
   writeFailures = 0
   spilled = 0
   replayed = 0
+  settled = 0
+  settleFailures = 0
   lastFailure: string | null = null
 
   snapshot(queued: number): UsageLedgerStats {
@@ -47,6 +53,8 @@ export class LedgerCounters {
       writeFailures: this.writeFailures,
       spilled: this.spilled,
       replayed: this.replayed,
+      settled: this.settled,
+      settleFailures: this.settleFailures,
       lastFailure: this.lastFailure
     }
   }

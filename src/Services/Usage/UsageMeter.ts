@@ -9,7 +9,7 @@ import { estimateCompletionTokens } from "../../Domain/ChatTokenEstimate.ts"
 import { costNanoUsd } from "../../Domain/Pricing.ts"
 import { reportHeader, type TranslationReport } from "../../Domain/TranslationReport.ts"
 import { normaliseUsage, type Usage } from "../../Domain/Usage.ts"
-import type { UsageEndpoint, UsageError, UsageEvent } from "../../Domain/UsageEvent.ts"
+import type { UsageEndpoint, UsageError, UsageEvent, UsageSettlement } from "../../Domain/UsageEvent.ts"
 import { boundedCount, usageBounds } from "../../Domain/UsageBounds.ts"
 import { ModelCatalog } from "../Catalog/ModelCatalog.ts"
 import { AttemptLog, type Served } from "../Routing/RoutedAttempts.ts"
@@ -35,8 +35,10 @@ export class RequestMeter {
   error: UsageError | undefined
   /** The dialect the client spoke, when not chat completions (usage detail). */
   dialect: "messages" | "responses" | undefined
-  /** The admission step's settlement (billing, TPM), run with the priced cost once the event is recorded. */
+  /** The admission step's correction of TPM, run with the priced cost and tokens once the event is recorded. */
   settle: ((costNanoUsd: number, tokens: number) => Effect.Effect<void>) | undefined
+  /** Set by admission for a billed request: the ledger settles the cost with the usage row. */
+  billedTo: UsageSettlement | undefined
   /** Every provider call of the request, appended by the router as each ends (failed requests too). */
   readonly log = new AttemptLog()
   private outcome: RequestOutcome = nothingUsed
@@ -161,7 +163,8 @@ export const openMeter = (input: {
         ...(meter.dialect === undefined ? {} : { dialect: meter.dialect }),
         ...(translationOf(meter) === undefined ? {} : { translation: translationOf(meter)! }),
         ...(raw === undefined && rawUnits === undefined ? {} : { raw: { ...raw, ...rawUnits } }),
-        ...(span === undefined ? {} : { traceId: span.traceId })
+        ...(span === undefined ? {} : { traceId: span.traceId }),
+        ...(meter.billedTo === undefined ? {} : { settlement: meter.billedTo })
       }
       observer?.ended(meter, event, input.principal.projectId)
       const recorded = ledger.record(event)

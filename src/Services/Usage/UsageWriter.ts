@@ -4,6 +4,8 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
 import { cleanText } from "../../Domain/UsageBounds.ts"
 import { usageEndpoints, type UsageEvent } from "../../Domain/UsageEvent.ts"
+import { type Settlement, settleMany } from "../Billing/BillingSettlement.ts"
+import { exclusively, transaction, transactionInTurn } from "../Billing/BillingStore.ts"
 import { ensureMonthlyPartitions } from "./UsagePartitions.ts"
 
 const eventColumns = [
@@ -52,6 +54,14 @@ const detailOf = (e: UsageEvent) => {
   }
 }
 
+/** The settlements of billed events, of those whose request id is in `inserted` when given. */
+const settlementsOf = (events: ReadonlyArray<UsageEvent>, inserted: ReadonlySet<string> | undefined): Array<Settlement> =>
+  events.flatMap((e) =>
+    e.settlement === undefined || (inserted !== undefined && !inserted.has(e.requestId))
+      ? []
+      : [{ ...e.settlement, requestId: e.requestId, cost: BigInt(Math.max(0, Math.round(e.costNanoUsd))) }]
+  )
+
 /** Longest reason kept for a dead letter (a database message may quote the refused value). */
 const maxReasonLength = 2000
 
@@ -79,7 +89,9 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
 
   /** Writes one batch in one statement: all of it or, when the database refuses, none of it. */
   const insert = (batch: ReadonlyArray<UsageEvent>): Effect.Effect<void, SqlError.SqlError> =>
-    Effect.gen(function* () {
+    // On embedded storage a batch takes its turn of the one session whole, so that neither its
+    // statements nor its transaction interleave with a billing transaction.
+    exclusively(sql, Effect.gen(function* () {
       if (batch.length === 0) return
       yield* ensureMonthlyPartitions(sql, ensuredMonths, batch.map((e) => e.occurredAt))
       const model = yield* labelIds("model", batch.flatMap((e) => [e.requestedModel, e.usedModel].filter((m) => m !== null)))
@@ -111,23 +123,35 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
       // One JSON parameter per batch instead of one bind parameter per value: the database
       // unpacks it in a single pass, about half the cost per row of a VALUES list. A request id
       // already written (a replayed spill, a retried batch whose commit went through) is skipped.
-      yield* sql.unsafe(
-        `INSERT INTO usage_events (${eventColumns}) SELECT ${eventColumns} FROM json_populate_recordset(NULL::usage_events, $1::json) ON CONFLICT DO NOTHING`,
-        [JSON.stringify(rows)]
+      const statement = `INSERT INTO usage_events (${eventColumns}) SELECT ${eventColumns} FROM json_populate_recordset(NULL::usage_events, $1::json) ON CONFLICT DO NOTHING`
+      const json = JSON.stringify(rows)
+      const billed = batch.filter((e) => e.settlement !== undefined)
+      if (billed.length === 0) return yield* Effect.asVoid(sql.unsafe(statement, [json]))
+      // Billed events: their settlements in the same transaction, for exactly the rows this
+      // statement inserted, so a usage row and its settlement are durable together, and a
+      // batch written again after a lost answer settles nothing twice.
+      yield* transactionInTurn(
+        sql,
+        Effect.flatMap(sql.unsafe<{ request_id: string }>(`${statement} RETURNING request_id`, [json]), (inserted) =>
+          settleMany(sql, settlementsOf(billed, new Set(inserted.map((row) => row.request_id))), Date.now()))
       )
-    })
+    }))
 
   /**
    * Keeps an event the database refused, with the reason. The event is stored as JSON text:
    * `JSON.stringify` escapes every control character and lone surrogate, so this row is always
    * storable whatever made the other one fail.
    */
-  const deadLetter = (event: UsageEvent, reason: string): Effect.Effect<void, SqlError.SqlError> =>
-    sql`INSERT INTO usage_dead_letters ${sql.insert({
+  const deadLetter = (event: UsageEvent, reason: string): Effect.Effect<void, SqlError.SqlError> => {
+    const kept = sql<{ request_id: string }>`INSERT INTO usage_dead_letters ${sql.insert({
       request_id: cleanText(event.requestId, 128),
       reason: cleanText(reason, maxReasonLength),
       event: JSON.stringify(event)
-    })} ON CONFLICT (request_id) DO NOTHING`.pipe(Effect.asVoid)
+    })} ON CONFLICT (request_id) DO NOTHING RETURNING request_id`
+    if (event.settlement === undefined) return Effect.asVoid(kept)
+    // The provider billed the call whatever the usage row's fate: settled with the dead letter.
+    return transaction(sql, Effect.flatMap(kept, (rows) => settleMany(sql, rows.length === 0 ? [] : settlementsOf([event], undefined), Date.now())))
+  }
 
   return { insert, deadLetter }
 }

@@ -58,7 +58,7 @@ describe("MetricsRecorder", () => {
   it("reads the ledger's queue and failure counters at scrape time", async () => {
     let failures = 0
     const recorder = new MetricsRecorder([], () => ({
-      queued: 7, written: 3, deadLettered: 0, rejected: 0, dropped: 2, normalised: 0, writeFailures: failures, spilled: 0, replayed: 0, lastFailure: null
+      queued: 7, written: 3, deadLettered: 0, rejected: 0, dropped: 2, normalised: 0, writeFailures: failures, spilled: 0, replayed: 0, settled: 5, settleFailures: failures, lastFailure: null
     }))
     failures = 4
     let m = parseScrape(await recorder.registry.metrics())
@@ -68,6 +68,8 @@ describe("MetricsRecorder", () => {
     m = parseScrape(await recorder.registry.metrics())
     expect(m.value("gateway_usage_ledger_flush_failures_total")).toBe(6)
     expect(m.value("gateway_usage_ledger_dropped_total")).toBe(2)
+    // Billed events whose write (with their settlement) failed count as settle failures.
+    expect(m.value("gateway_admission_settle_failures_total")).toBe(6)
   })
 
   it("passes on admission's store failures, unchecked admissions and lost settlements", async () => {

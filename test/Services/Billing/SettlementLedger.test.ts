@@ -1,0 +1,78 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { Accounts } from "../../../src/Services/Accounts/Accounts.ts"
+import { reconcile } from "../../../src/Services/Billing/BillingReconcile.ts"
+import { credit, reserve } from "../../../src/Services/Billing/BillingStore.ts"
+import { makeUsageWriter } from "../../../src/Services/Usage/UsageWriter.ts"
+import { usageEvent } from "../../support/UsageEvents.ts"
+import { useGateway } from "../../support/UseGateway.ts"
+
+const figures = (sql: SqlClient.SqlClient, projectId: string) =>
+  Effect.map(
+    sql<{ balance: string; held: string; settled: string; settlements: string }>`SELECT
+      (SELECT balance_nano::text FROM billing_accounts WHERE project_id = ${projectId}) AS balance,
+      (SELECT count(*)::text FROM reservations WHERE project_id = ${projectId}) AS held,
+      (SELECT coalesce(sum(-amount_nano), 0)::text FROM credit_ledger WHERE project_id = ${projectId} AND kind = 'settlement') AS settled,
+      (SELECT count(*)::text FROM credit_ledger WHERE project_id = ${projectId} AND kind = 'settlement') AS settlements`,
+    (rows) => rows[0]!
+  )
+
+/**
+ * The settlement rides with the usage row: written in the same transaction, only for a row the
+ * statement inserted. So a batch written twice (a retry after a commit whose answer was lost,
+ * a spill file replayed) settles once, and reconciliation closes what no settlement reached.
+ */
+describe("settlement with the usage ledger", () => {
+  const gw = useGateway({ key: false })
+
+  it("a billed batch written twice settles once: credit ledger = usage ledger = balance drop, no hold left", async () => {
+    const result = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const project = yield* (yield* Accounts).createProject("twice")
+        yield* credit(sql, { projectId: project.id, amount: 1_000_000n, kind: "grant", note: null, requestId: null })
+        const now = Date.now()
+        const ids = [1, 2, 3].map((i) => `${project.id}-req-${i}`)
+        for (const id of ids) yield* reserve(sql, { projectId: project.id, keyId: "k1", reservationId: id, amount: 200_000n, ttlMs: 60_000, now })
+        const batch = ids.map((id, i) =>
+          usageEvent({ requestId: id, occurredAt: now, costNanoUsd: 1_000 * (i + 1), settlement: { projectId: project.id, keyId: "k1" } }))
+        const writer = makeUsageWriter(sql)
+        yield* writer.insert(batch)
+        yield* writer.insert(batch)
+        yield* writer.insert(batch.slice(1))
+        const [usage] = yield* sql<{ total: string }>`SELECT sum(cost_nano_usd)::text AS total FROM usage_events WHERE request_id IN ${sql.in(ids)}`
+        return { figures: yield* figures(sql, project.id), usage: usage!.total }
+      })
+    )
+    expect(result.usage).toBe("6000")
+    expect(result.figures).toEqual({ balance: String(1_000_000 - 6_000), held: "0", settled: "6000", settlements: "3" })
+  })
+
+  it("reconciliation settles an expired hold from its usage row, releases one without a row, and never twice", async () => {
+    const result = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const project = yield* (yield* Accounts).createProject("reconcile")
+        yield* credit(sql, { projectId: project.id, amount: 1_000_000n, kind: "grant", note: null, requestId: null })
+        const now = Date.now()
+        const hold = (id: string, ttlMs: number) => reserve(sql, { projectId: project.id, keyId: "k1", reservationId: `${project.id}-${id}`, amount: 100_000n, ttlMs, now })
+        // "lost": its usage row was written but its settlement never was (an unbilled write, as a
+        // settlement lost by an earlier version); "gone": no usage row at all; "live": not expired yet.
+        yield* hold("lost", 1)
+        yield* hold("gone", 1)
+        yield* hold("live", 600_000)
+        yield* makeUsageWriter(sql).insert([usageEvent({ requestId: `${project.id}-lost`, occurredAt: now, costNanoUsd: 42_000 })])
+        const later = now + 1_000
+        const first = yield* reconcile(sql, later)
+        const second = yield* reconcile(sql, later)
+        const left = yield* sql<{ id: string }>`SELECT id FROM reservations WHERE project_id = ${project.id}`
+        return { first, second, figures: yield* figures(sql, project.id), left: left.map((r) => r.id) }
+      })
+    )
+    expect(result.first).toMatchObject({ settled: 1, released: 1, settledNanoUsd: 42_000n })
+    expect(result.second).toMatchObject({ settled: 0, released: 0 })
+    expect(result.figures).toMatchObject({ balance: String(1_000_000 - 42_000), settled: "42000", settlements: "1", held: "1" })
+    expect(result.left).toEqual([expect.stringMatching(/-live$/)])
+  })
+})
