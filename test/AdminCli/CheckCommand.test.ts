@@ -65,10 +65,12 @@ describe("admin check", () => {
   it("schema errors, unknown keys and unknown providers: exit 1 naming the field", async () => {
     const unknown = await check(["--config", unknownKey])
     expect(unknown.code).toBe(1)
-    expect(unknown.stdout).toContain(`error: ${unknownKey}: server.colour: unknown key`)
+    // The error names the file, its line and the key.
+    expect(unknown.stdout).toContain(`error: ${unknownKey}:1: server.colour: unknown key`)
     const provider = await check(["--config", badProvider])
     expect(provider.code).toBe(1)
-    expect(provider.stdout).toContain('models[0].deployments[0].provider: unknown provider "nope"')
+    // The line, the entry's id, and the providers it could have meant.
+    expect(provider.stdout).toContain(`error: ${badProvider}:2: models[0].deployments[0].provider (model 'm'): unknown provider "nope" (known: none)`)
     const missing = await check(["--config", NodePath.join(dir, "absent.yaml")])
     expect(missing.code).toBe(1)
     expect(missing.stdout).toContain("cannot be read (ENOENT)")

@@ -12,7 +12,7 @@ const dearWorst = 20 * worstCaseNano
 const dearActual = 20 * actualNano
 
 const config = (upstreamUrl: string) => {
-  const base = billingConfig(upstreamUrl, { billing: { leases: { min_rate: 0 } } })
+  const base = billingConfig(upstreamUrl, { billing: { leases: { enabled: true, min_rate: 0 } } })
   return {
     ...base,
     models: [
