@@ -107,9 +107,21 @@ describe("the mock provider through the HTTP server", () => {
     expect(message.content).toEqual([expect.objectContaining({ type: "text", text: "mock reply to: Hi Messages" })])
     expect(message.usage.output_tokens).toBe(5)
 
+    const streamed = await anthropic.messages.stream({ model: "mock-chat", max_tokens: 64, messages: [{ role: "user", content: "Stream Messages" }] }).finalMessage()
+    expect(streamed.content).toEqual([expect.objectContaining({ type: "text", text: "mock reply to: Stream Messages" })])
+    expect(streamed.usage.output_tokens).toBe(5)
+
     const client = openAiClient(gw.url, secret)
     const response = await client.responses.create({ model: "mock-chat", input: "Hi Responses" })
     expect(response.output_text).toBe("mock reply to: Hi Responses")
+    let deltas = ""
+    let completedTokens: number | undefined
+    for await (const event of await client.responses.create({ model: "mock-chat", input: "Stream Responses", stream: true })) {
+      if (event.type === "response.output_text.delta") deltas += event.delta
+      if (event.type === "response.completed") completedTokens = event.response.usage?.output_tokens
+    }
+    expect(deltas).toBe("mock reply to: Stream Responses")
+    expect(completedTokens).toBe(5)
 
     const embeddings = await client.embeddings.create({ model: "mock-embed", input: ["a", "b", "a"], dimensions: 4 })
     const [a, b, again] = embeddings.data.map((d) => d.embedding)
