@@ -27,6 +27,7 @@ import { emptyPolicies, loadPolicies, type Policies } from "./BillingPolicies.ts
 import { BillingLeases, type LeaseAdmission } from "./BillingLeases.ts"
 import { reserve, type ReserveOutcome, singleSession } from "./BillingStore.ts"
 import { postgresLeaseStore } from "./LeaseStore.ts"
+import { inStartOrder } from "./StartOrder.ts"
 
 /** What an admitted request carries to its end: headers for the response and how it settles. */
 export interface AdmissionTicket {
@@ -97,11 +98,11 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
       }
       let policies: Policies = emptyPolicies
       const early = new AdmissionPrecheck(creditDecidesEveryModel(config))
-      const refresh = loadPolicies(sql).pipe(
-        Effect.map((loaded) => {
-          policies = loaded
-          early.forgetCredit()
-        }),
+      // Reloads overlap (the periodic one, a notice's): applied in the order they started.
+      const refresh = inStartOrder(loadPolicies(sql), (loaded) => {
+        policies = loaded
+        early.forgetCredit()
+      }).pipe(
         Effect.catch((error) => Effect.logWarning("billing: limits could not be reloaded; the last ones stay in force", error))
       )
       yield* refresh

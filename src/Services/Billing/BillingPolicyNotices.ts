@@ -21,8 +21,9 @@ export const announcePolicyChange = (sql: SqlClient.SqlClient, projectId: string
 /**
  * Postgres: every instance listens and reloads its admission policies when a notice comes, so a
  * grant that makes a project billed, or a new limit, is in force everywhere at once rather than
- * after `billing.refresh_seconds`. The listener holds one connection; when it is lost it listens
- * again after a second and reloads, since notices sent in between were missed. Embedded storage
+ * after `billing.refresh_seconds`. The listener holds one connection; each time it starts
+ * listening (at start, and a second after the connection is lost) it reloads, since notices
+ * sent before were missed. Embedded storage
  * serves one instance, whose own admin API reloads it directly (PGlite hands a notice only to
  * the connection that raised it); a change from the CLI reaches it with the periodic reload.
  */
@@ -31,12 +32,12 @@ export const BillingPolicyNoticesLive = Layer.effectDiscard(
     if ((yield* AppConfig).databaseUrl === undefined) return
     const pg = yield* PgClient.PgClient
     const admission = yield* Admission
-    let listenedBefore = false
     const listen = Effect.scoped(
       Effect.gen(function* () {
         const notices = yield* pg.listen(policyChannel)
-        if (listenedBefore) yield* admission.refresh
-        listenedBefore = true
+        // Also the first time: the policies loaded at start may predate this LISTEN, and a
+        // change committed in between sent its notice to nobody.
+        yield* admission.refresh
         while (true) {
           yield* Queue.take(notices)
           // Notices that came meanwhile are covered by this one reload.
