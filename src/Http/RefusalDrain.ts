@@ -9,8 +9,11 @@ import { watchBodyStall } from "./JsonBody.ts"
  */
 export const refusalDrainBytes = 64 * 1024 * 1024
 
-/** How long a connection may linger after a refusal, whatever the client keeps sending. */
-export const refusalDrainMs = 60_000
+/** How long a connection may linger after a refusal, whatever the client keeps sending (nginx's `lingering_time`). */
+export const refusalDrainMs = 30_000
+
+/** How long the client may send nothing while the connection lingers (nginx's `lingering_timeout`). */
+export const refusalDrainIdleMs = 5_000
 
 /**
  * Keeps reading, and dropping, a refused request's body after its refusal went out, so that the
@@ -21,9 +24,11 @@ export const refusalDrainMs = 60_000
  * connection and destroys it half a second later: with body bytes still arriving the kernel
  * then resets the connection, the reset discards the answer the client had not read yet, and
  * the client reports a broken pipe instead of the 413 that says what to do. This is the
- * lingering close of web servers (nginx's `lingering_close`): the connection is read until the
- * body ends, the client sends nothing for `stallMs`, `refusalDrainBytes` have come, or
- * `refusalDrainMs` passed; then it is destroyed, with nothing left unread to reset it.
+ * lingering close of web servers (nginx's `lingering_close`): the refusal says `Connection: close`, and the connection is read
+ * until the body ends, the client sends nothing for `refusalDrainIdleMs` (or `stallMs`, if
+ * shorter), `refusalDrainBytes` have come, or `refusalDrainMs` passed; then it is destroyed,
+ * with nothing left unread to reset it when the body ended. Never kept open after: an idle
+ * connection left behind would have no timer at all (the drain's replaced Node's keep-alive one).
  *
  * The platform's destroy is deferred by shadowing `destroy` on this one socket while it
  * lingers (a destroy with an error still goes through at once): its half-second grace is a
@@ -34,6 +39,8 @@ export const lingerAfterRefusal = (message: IncomingMessage, response: ServerRes
   if (message.headers.expect !== undefined) return
   const declared = Number(message.headers["content-length"] ?? 0)
   if (!(declared <= refusalDrainBytes)) return
+  // Set before the platform writes the head, so that it closes (and the client knows it will).
+  if (!response.headersSent) response.setHeader("connection", "close")
   // Appended: runs after the platform's own `finish` listeners have decided to close or drain.
   response.once("finish", () => {
     const socket: Socket | null = message.socket
@@ -54,8 +61,7 @@ export const lingerAfterRefusal = (message: IncomingMessage, response: ServerRes
       message.off("end", stop)
       message.off("close", stop)
       Reflect.deleteProperty(socket, "destroy")
-      // Still open for the next request when the platform kept the connection (a small body).
-      if (socket.writableEnded || !message.complete) socket.destroy()
+      socket.destroy()
     }
     const onData = (chunk: Buffer) => {
       read += chunk.length
@@ -63,7 +69,7 @@ export const lingerAfterRefusal = (message: IncomingMessage, response: ServerRes
       // The platform pauses the body once it decides to close; the drop goes on regardless.
       if (message.isPaused()) message.resume()
     }
-    const unwatch = watchBodyStall(message, stallMs, stop)
+    const unwatch = watchBodyStall(message, Math.min(stallMs, refusalDrainIdleMs), stop)
     const deadline = setTimeout(stop, refusalDrainMs)
     message.on("data", onData)
     message.once("end", stop)

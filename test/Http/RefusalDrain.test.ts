@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { refusalDrainBytes } from "../../src/Http/RefusalDrain.ts"
+import * as Net from "node:net"
 import { rawPost, requestHead, sendThenRead } from "../support/RawHttp.ts"
 import { useGateway } from "../support/UseGateway.ts"
 
@@ -44,6 +45,25 @@ describe("refusals reach clients that send the whole body before reading", () =>
     const answer = await sendThenRead(gw.url, chunked, frames)
     expect(answer).toMatchObject({ _tag: "Answered", status: 413 })
     if (answer._tag === "Answered") expect(JSON.parse(answer.body).error.message).toContain("server.body_limit_mb")
+  })
+
+  it("after the drain the connection is closed, not left idle without a timer", async () => {
+    // The refusal comes after 1 KiB; the rest of the body follows it. The server must then close:
+    // left open, the connection would have no timer (the drain replaced Node's keep-alive one),
+    // and this would wait past the test's timeout.
+    const { hostname, port } = new URL(gw.url)
+    const socket = Net.connect(Number(port), hostname)
+    let text = ""
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1")
+      if (text.includes("\r\n\r\n") && socket.writable) socket.write(body.subarray(1024, 200_000))
+    })
+    socket.on("error", () => undefined)
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+    socket.write(head("/v1/chat/completions", "Bearer sk-not-a-key", 200_000) + " ".repeat(1024))
+    await closed
+    expect(text).toMatch(/^HTTP\/1\.1 401 /)
+    expect(text.toLowerCase()).toContain("connection: close")
   })
 
   it("a body declared past the drain bound is not lingered on: refused, and the connection closed", async () => {

@@ -44,7 +44,6 @@ export const makeEmbeddingProvider = (config: ProviderConfig) => {
     case "mock":
       return makeMockEmbeddingProvider(config)
     case "anthropic":
-    case "mock":
       return Effect.succeed(undefined)
   }
 }
