@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { Admission } from "../../../src/Services/Billing/Admission.ts"
 import { UsageLedger } from "../../../src/Services/Usage/UsageLedger.ts"
 import type { FaultStorage } from "../../support/FaultStorage.ts"
 import type { TestGateway } from "../../support/TestGateway.ts"
@@ -20,6 +21,8 @@ export const post = async (gw: { readonly url: string }, secret: string, body: u
 }
 
 export const ledgerStats = (gw: TestGateway) => gw.runtime.runPromise(Effect.flatMap(UsageLedger, (ledger) => ledger.stats))
+
+export const admissionStats = (gw: TestGateway) => gw.runtime.runPromise(Effect.map(Admission, (admission) => ({ ...admission.stats })))
 
 /** The three ledgers of one project, read past the gateway: what must agree to the cent. */
 export interface MoneyFigures {
