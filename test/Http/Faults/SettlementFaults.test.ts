@@ -122,14 +122,15 @@ describe("fault matrix: no cent lost when the database connections die under bil
 
   // On Postgres: the embedded storage behind a proxy URL is taken for a server by the gateway, and
   // one PGlite session cannot serve concurrent transactions from several connections.
-  it("the connection lost while settlements are pending: counted, kept, and written once it is back", async () => {
+  it.each([["a reservation each", false], ["admitted from the lease", true]] as const)("the connection lost while settlements are pending (%s): counted, kept, and written once it is back", async (_, leased) => {
     const cut = await postgresFaultStorage()
-    const gw = await startGateway({ storage: cut, adminToken: token, config: config(upstream.url) })
+    const gw = await startGateway({ storage: cut, adminToken: token, config: config(upstream.url, leased) })
     try {
       upstream.always(completion(400))
       const key = await gw.createKey()
       expect((await adminCall(() => gw.url, token)("POST", `/admin/projects/${key.projectId}/credits`, { body: { amount_usd: 1 } })).status).toBe(200)
       const before = upstream.requests.length
+      const leasedBefore = (await admissionStats(gw)).leased
       const answers = Array.from({ length: 8 }, () => post(gw, key.secret))
       // All eight admitted (their holds written) and at the provider: now the database goes.
       expect(await eventually(async () => upstream.requests.length - before, (n) => n === 8, 60_000)).toBe(8)
@@ -137,6 +138,7 @@ describe("fault matrix: no cent lost when the database connections die under bil
       cut.proxy.cut()
       try {
         expect(await Promise.all(answers)).toEqual(Array(8).fill(200))
+        expect((await admissionStats(gw)).leased - leasedBefore).toBe(leased ? 8 : 0)
         const stats = await eventually(() => ledgerStats(gw), (s) => s.settleFailures > failuresBefore, 30_000)
         expect(stats.settleFailures).toBeGreaterThan(failuresBefore)
         const pending = await moneyOf(cut, key.projectId)
