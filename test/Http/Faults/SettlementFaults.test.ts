@@ -4,7 +4,7 @@ import { FakeUpstream } from "../../support/FakeUpstream.ts"
 import { type FaultStorage, makeFaultStorage } from "../../support/FaultStorage.ts"
 import { startGateway, type TestGateway } from "../../support/TestGateway.ts"
 import { actualNano, billingConfig, completion, eventually } from "../BillingSupport.ts"
-import { admissionStats, ledgerStats, type MoneyFigures, moneyOf, post, queryAgain, runConcurrently } from "./SettlementSupport.ts"
+import { admissionStats, ledgerStats, reloadPolicies, type MoneyFigures, moneyOf, post, queryAgain, runConcurrently } from "./SettlementSupport.ts"
 
 const token = "admin-token-settlement-faults-0123456789abcdef"
 const localPostgres = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -82,6 +82,7 @@ describe("fault matrix: no cent lost when the database connections die under bil
     upstream.always(completion())
     const key = await one.createKey()
     expect((await adminCall(() => one.url, token)("POST", `/admin/projects/${key.projectId}/credits`, { body: { amount_usd: 1 } })).status).toBe(200)
+    await reloadPolicies([one, two])
     const leasedBefore = (await admissionStats(one)).leased + (await admissionStats(two)).leased
     let kills = 0
     const statuses = await runConcurrently(200, 16, (i) => post(i % 2 === 0 ? one : two, key.secret), async (done) => {

@@ -24,6 +24,14 @@ export const ledgerStats = (gw: TestGateway) => gw.runtime.runPromise(Effect.fla
 
 export const admissionStats = (gw: TestGateway) => gw.runtime.runPromise(Effect.map(Admission, (admission) => ({ ...admission.stats })))
 
+/**
+ * Every instance reloads balances and limits now: the credit granted on one is known on the
+ * others before traffic starts (its notice may be lost with a killed listening connection, and
+ * an instance that has not heard of it serves the project unbilled until its next reload).
+ */
+export const reloadPolicies = (gws: ReadonlyArray<TestGateway>) =>
+  Promise.all(gws.map((gw) => gw.runtime.runPromise(Effect.flatMap(Admission, (admission) => admission.refresh))))
+
 /** The three ledgers of one project, read past the gateway: what must agree to the cent. */
 export interface MoneyFigures {
   readonly granted: bigint
