@@ -26,8 +26,9 @@ export const admissionStats = (gw: TestGateway) => gw.runtime.runPromise(Effect.
 
 /**
  * Every instance reloads balances and limits now: the credit granted on one is known on the
- * others before traffic starts (its notice may be lost with a killed listening connection, and
- * an instance that has not heard of it serves the project unbilled until its next reload).
+ * others before traffic starts. Its notice reaches them asynchronously (and a kill may take the
+ * listening connection first); an instance that has not heard of it serves the project unbilled
+ * until it does, which would count against the ledgers here without being a settlement fault.
  */
 export const reloadPolicies = (gws: ReadonlyArray<TestGateway>) =>
   Promise.all(gws.map((gw) => gw.runtime.runPromise(Effect.flatMap(Admission, (admission) => admission.refresh))))
