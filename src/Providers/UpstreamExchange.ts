@@ -207,7 +207,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.phaseTimer = setTimeout(() => this.timeUp(`the stream was silent for ${this.timeouts.idle_ms} ms`), this.timeouts.idle_ms)
   }
 
-  /** A timer of the exchange ran out: any live -> failed. */
+  /** A timer of the exchange ran out: a live state -> failed. */
   private timeUp(what: string): void {
     if (this.settled) return
     this.settle("failed", timeoutFailure(this.provider, what))

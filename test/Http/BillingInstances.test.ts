@@ -4,25 +4,13 @@ import { Admission } from "../../src/Services/Billing/Admission.ts"
 import { adminCall } from "../support/AdminClient.ts"
 import { CuttableProxy } from "../support/CuttableProxy.ts"
 import { FakeUpstream } from "../support/FakeUpstream.ts"
-import { makeTestStorage, type TestStorage } from "../support/TestDatabase.ts"
+import { sharedPostgres } from "../support/SharedPostgres.ts"
+import type { TestStorage } from "../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../support/TestGateway.ts"
 import { actualNano, billingConfig, completion, eventually, hi, worstCaseNano } from "./BillingSupport.ts"
 
 const token = "admin-token-instances-0123456789abcdef"
 const redisUrl = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379"
-const localPostgres = "postgres://postgres@127.0.0.1:5432/postgres"
-
-/** Instances share one Postgres whatever the run's storage: embedded storage serves one process only. */
-const sharedPostgres = async (): Promise<TestStorage> => {
-  const before = process.env["DATABASE_URL"]
-  process.env["DATABASE_URL"] = before === undefined || before === "" ? localPostgres : before
-  try {
-    return await makeTestStorage()
-  } finally {
-    if (before === undefined) delete process.env["DATABASE_URL"]
-    else process.env["DATABASE_URL"] = before
-  }
-}
 
 const post = (gw: TestGateway, secret: string, body: unknown = hi()) =>
   fetch(`${gw.url}/v1/chat/completions`, {

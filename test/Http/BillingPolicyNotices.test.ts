@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { adminCall } from "../support/AdminClient.ts"
 import { FakeUpstream } from "../support/FakeUpstream.ts"
+import { sharedPostgres } from "../support/SharedPostgres.ts"
 import type { TestStorage } from "../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../support/TestGateway.ts"
 import { billingConfig, completion, eventually, hi } from "./BillingSupport.ts"
-import { sharedPostgres } from "./SharedPostgres.ts"
 
 const token = "admin-token-policy-notices-0123456789abcdef"
 

@@ -1,18 +1,6 @@
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import Anthropic from "@anthropic-ai/sdk"
-import {
-  anthropicFrames,
-  anthropicMessage,
-  blockStop,
-  messageDelta,
-  messageStart,
-  messageStop,
-  signatureDelta,
-  textDelta,
-  textStart,
-  thinkingDelta,
-  thinkingStart
-} from "../support/AnthropicFixtures.ts"
+import { anthropicFrames, anthropicMessage, anthropicThinkingEvents } from "../support/AnthropicFixtures.ts"
 import { openAiCompletion } from "../support/OpenAiFixtures.ts"
 import { useGateway } from "../support/UseGateway.ts"
 
@@ -73,18 +61,14 @@ describe("native Messages passthrough to Anthropic", () => {
   it("a stream passes Anthropic's events through, thinking signatures included, and bills its usage", async () => {
     anthropic.reply({
       kind: "sse",
-      frames: anthropicFrames([
-        messageStart({ input_tokens: 30, cache_read_input_tokens: 10, output_tokens: 1 }),
-        thinkingStart(0),
-        thinkingDelta(0, "Let me think."),
-        signatureDelta(0),
-        blockStop(0),
-        textStart(1),
-        textDelta(1, "Hi!"),
-        blockStop(1),
-        messageDelta("end_turn", { output_tokens: 12 }),
-        messageStop()
-      ])
+      frames: anthropicFrames(
+        anthropicThinkingEvents({
+          thinking: ["Let me think."],
+          text: "Hi!",
+          startUsage: { input_tokens: 30, cache_read_input_tokens: 10, output_tokens: 1 },
+          endUsage: { output_tokens: 12 }
+        })
+      )
     })
     const stream = client.messages.stream({
       model: "claude",

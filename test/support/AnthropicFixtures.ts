@@ -95,6 +95,25 @@ export const anthropicTextEvents = (pieces: ReadonlyArray<string>): Array<Anthro
   messageStop()
 ]
 
+/** Extended thinking as the API streams it: a signed thinking block in pieces, then a text block. */
+export const anthropicThinkingEvents = (options: {
+  readonly thinking: ReadonlyArray<string>
+  readonly text: string
+  readonly startUsage?: Record<string, unknown>
+  readonly endUsage?: Record<string, unknown>
+}): Array<AnthropicEvent> => [
+  messageStart(options.startUsage),
+  thinkingStart(0),
+  ...options.thinking.map((piece) => thinkingDelta(0, piece)),
+  signatureDelta(0),
+  blockStop(0),
+  textStart(1),
+  textDelta(1, options.text),
+  blockStop(1),
+  messageDelta("end_turn", options.endUsage),
+  messageStop()
+]
+
 /** Two parallel tool calls after a short text, arguments split across `input_json_delta` pieces. */
 export const anthropicToolEvents = (): Array<AnthropicEvent> => [
   messageStart(),

@@ -1,18 +1,6 @@
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import OpenAI from "openai"
-import {
-  anthropicFrames,
-  anthropicMessage,
-  blockStop,
-  messageDelta,
-  messageStart,
-  messageStop,
-  signatureDelta,
-  textDelta,
-  textStart,
-  thinkingDelta,
-  thinkingStart
-} from "../../support/AnthropicFixtures.ts"
+import { anthropicFrames, anthropicMessage, anthropicThinkingEvents } from "../../support/AnthropicFixtures.ts"
 import { openAiClient } from "../../support/OpenAiClient.ts"
 import { validateStreamEvent } from "../../support/ResponsesSchemas.ts"
 import { useGateway } from "../../support/UseGateway.ts"
@@ -76,19 +64,7 @@ describe("Responses: reasoning round trip on Anthropic", () => {
   it("a streamed thinking block's signature ends up in the reasoning item's encrypted_content", async () => {
     upstream.reply({
       kind: "sse",
-      frames: anthropicFrames([
-        messageStart(),
-        thinkingStart(0),
-        thinkingDelta(0, "Thinking "),
-        thinkingDelta(0, "hard."),
-        signatureDelta(0),
-        blockStop(0),
-        textStart(1),
-        textDelta(1, "Done."),
-        blockStop(1),
-        messageDelta("end_turn"),
-        messageStop()
-      ])
+      frames: anthropicFrames(anthropicThinkingEvents({ thinking: ["Thinking ", "hard."], text: "Done." }))
     })
     const res = await gw.postJson("/v1/responses", { model: "claude-think", input: "hi", stream: true, reasoning: { effort: "low" } })
     const events = (await res.text()).split("\n\n").filter(Boolean).map((frame) => JSON.parse(frame.split("\n")[1]!.slice(6)) as Record<string, any>)
