@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { createServer, type AddressInfo } from "node:net"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
@@ -43,6 +44,18 @@ const jsonObjects = (text: string): Array<Record<string, unknown>> => {
     }
   }
   return found
+}
+
+/**
+ * The checkout as a fresh clone after `npm ci` sees it: every top-level entry linked into a new
+ * directory, except what a clone does not have (a local gateway.yaml, storage, test output), so
+ * `npm start` finds no configuration of its own and uses the shipped example.
+ */
+const freshClone = (): string => {
+  const dir = mkdtempSync(NodePath.join(tmpdir(), "gw-quickstart-"))
+  const local = new Set(["gateway.yaml", ".data", ".git", "test-output", "coverage", "dist", "scratch", ".env"])
+  for (const name of readdirSync(root)) if (!local.has(name)) symlinkSync(NodePath.join(root, name), NodePath.join(dir, name))
+  return dir
 }
 
 const freePort = () =>
@@ -93,23 +106,24 @@ describe("the README quickstart", () => {
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: storage.dataDir,
-      // The shipped configuration, as a fresh clone without ./gateway.yaml uses it.
-      GATEWAY_CONFIG: NodePath.join(root, "gateway.example.yaml"),
       // The gateway shares the shell's stdout: its access lines could land inside a long curl
       // body (the model list) and break it for the parser below.
       ACCESS_LOG: "off"
     }
-    for (const name of [...providerKeys, "GATEWAY_ADMIN_TOKEN"]) delete env[name]
+    // No configuration named: a fresh clone has no ./gateway.yaml, so the shipped example serves.
+    for (const name of [...providerKeys, "GATEWAY_ADMIN_TOKEN", "GATEWAY_CONFIG"]) delete env[name]
     if (storage.databaseUrl === undefined) delete env["DATABASE_URL"]
     else env["DATABASE_URL"] = Redacted.value(storage.databaseUrl)
     // Its own process group, so the gateway it starts in the background is stopped with it.
-    const shell = spawn("bash", ["-c", script], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    const clone = freshClone()
+    const shell = spawn("bash", ["-c", script], { cwd: clone, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     shell.stdout!.on("data", (d: Buffer) => (output += d.toString()))
     shell.stderr!.on("data", (d: Buffer) => (output += d.toString()))
     try {
       const code = await new Promise<number | null>((resolve) => shell.once("exit", resolve))
       expect(code, output).toBe(0)
+      expect(output).toMatch(/start-up: config file: \S*gateway\.example\.yaml/)
       const objects = jsonObjects(output)
       const models = objects.find((o) => o["object"] === "list")
       expect(models?.["data"], output).toContainEqual(expect.objectContaining({ id: "mock-chat", owned_by: "mock" }))
@@ -183,6 +197,7 @@ describe("the README quickstart", () => {
       }
       for (let i = 0; i < 300 && alive(); i++) await new Promise((r) => setTimeout(r, 50))
       if (alive()) process.kill(-shell.pid!, "SIGKILL")
+      rmSync(clone, { recursive: true, force: true })
     }
   }, 180_000)
 })
