@@ -31,8 +31,12 @@ const Identifier = Schema.String.check(
 const HttpUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s]+$/, { expected: "an http(s) URL" })
 )
+const OptionalHttpUrl = Schema.String.check(
+  Schema.isPattern(/^(https?:\/\/[^\s]+)?$/, { expected: "an http(s) URL" })
+)
 
-export const ProviderKind = Schema.Literals(["openai", "anthropic", "gemini", "openai-compatible"])
+/** `mock` answers in-process, without a network or a key (see src/Providers/Mock). */
+export const ProviderKind = Schema.Literals(["openai", "anthropic", "gemini", "openai-compatible", "mock"])
 export type ProviderKind = typeof ProviderKind.Type
 
 export const ProviderTimeouts = Schema.Struct({
@@ -50,7 +54,8 @@ export type ProviderTimeouts = typeof ProviderTimeouts.Type
 export const ProviderConfig = Schema.Struct({
   id: Identifier,
   kind: ProviderKind,
-  base_url: HttpUrl,
+  /** Required for every kind but `mock` (checked in GatewayConfigLoader.ts); "" when left out. */
+  base_url: withDefault(OptionalHttpUrl, ""),
   api_key: Schema.optionalKey(Schema.RedactedFromValue(Schema.String)),
   /** For `openai-compatible`: a named quirk profile (groq, mistral, deepseek, together, vllm, ollama). */
   profile: Schema.optionalKey(Schema.String),

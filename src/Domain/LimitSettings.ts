@@ -22,14 +22,13 @@ export const BillingSettings = Schema.Struct({
    * and admitted from locally (docs/ARCHITECTURE.md, "Leases"). `min_rate`: below this many
    * admissions a second a key's requests hold a reservation each; `ttl_seconds`: a lease its
    * instance stopped renewing (it died) is free again after this; `horizon_ms`: a slice covers
-   * this long at the recent admission rate. Off by default: a lease's settlements are written in
-   * their own batches, not with the usage row, and with every database connection killed under
-   * load some of them were left unwritten (test/Http/Faults/SettlementFaults.test.ts runs the
-   * per-request path, which is exact there).
+   * this long at the recent admission rate. A leased request is settled with its usage row, as a
+   * request holding its own reservation is (test/Http/Faults/SettlementFaults.test.ts proves both
+   * exact with the database's connections killed under load).
    */
   leases: withDefault(
     Schema.Struct({
-      enabled: withDefault(Schema.Boolean, false),
+      enabled: withDefault(Schema.Boolean, true),
       min_rate: withDefault(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 20),
       ttl_seconds: withDefault(PositiveInt, 60),
       horizon_ms: withDefault(PositiveInt, 1000)

@@ -10,7 +10,7 @@ import { schemaErrorToGateway } from "../Domain/SchemaErrors.ts"
 import { type BodyCap, type BodyLimitTable, BodyLimits, bodyTooLarge, JsonLimits, type JsonShapeLimits, jsonShapeRefused } from "./BodyLimits.ts"
 import { errorBody } from "./ErrorResponse.ts"
 import { requestIdOf } from "./Handler.ts"
-import { jsonShapeRefusal, spendEscapes } from "./JsonShape.ts"
+import { spendEscapes } from "./JsonShape.ts"
 import { makeJsonStructureMeter } from "./JsonStructure.ts"
 import { incomingMessageOf, requestHeader, serverResponseOf } from "./NodeMessage.ts"
 
@@ -90,7 +90,13 @@ const mayHoldBadText = (text: string): boolean =>
 const tooManyEscapes = (limits: JsonShapeLimits) =>
   jsonShapeRefused(`has more than ${limits.maxEscapes.toLocaleString("en-US")} backslash escapes`, limits.maxEscapes, "max_escapes", undefined, "json_too_many_escapes")
 
-const parseObject = (text: string, limits: JsonShapeLimits): Effect.Effect<Record<string, unknown>, GatewayError> => {
+/**
+ * The body's text as a JSON object. Its shape limits are not walked again here: the structure
+ * meter counted them on the bytes as they arrived (`readIncoming`, `readThroughPlatform`), and it
+ * refuses whatever the walk of the parsed body would (`jsonShapeRefusal`, the meter's reference in
+ * test/Http/JsonStructure.test.ts), so a second walk would cost every request and refuse nothing.
+ */
+const parseObject = (text: string): Effect.Effect<Record<string, unknown>, GatewayError> => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -102,8 +108,6 @@ const parseObject = (text: string, limits: JsonShapeLimits): Effect.Effect<Recor
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return Effect.fail(GatewayError.invalid("The request body must be a JSON object.", undefined, "invalid_body"))
   }
-  const shape = jsonShapeRefusal(parsed, limits)
-  if (shape !== undefined) return Effect.fail(shape)
   const bad = mayHoldBadText(text) ? badTextPath(parsed) : undefined
   if (bad !== undefined) {
     return Effect.fail(
@@ -248,7 +252,7 @@ export const readJsonObject = (capOf: (table: BodyLimitTable) => BodyCap): Effec
     const text = message !== undefined && message.headers.expect === undefined
       ? readIncoming(message, cap, limits, stallMs)
       : readThroughPlatform(request, cap, limits, stallMs)
-    return Effect.flatMap(text, (body) => parseObject(body, limits))
+    return Effect.flatMap(text, parseObject)
   })
 
 /** Decodes an already-parsed body; the decoder is built once per schema, not per request. */

@@ -25,7 +25,9 @@ const pathOf = (entry: Pending | undefined): string | undefined => {
 }
 
 /**
- * Why a parsed JSON body breaks the nesting, key or item limits, or undefined. Walked with a stack of
+ * Why a parsed JSON body breaks the nesting, key or item limits, or undefined: the reference the
+ * structure meter (`JsonStructure.ts`), which applies these limits to a body's bytes as they
+ * arrive, is tested against; bodies are not walked again once parsed. Walked with a stack of
  * its own, never recursion, so a body 1,000,000 levels deep costs a refusal, not the stack; only
  * objects and arrays are visited, so a long array of numbers or a long string costs one check per
  * item at most.

@@ -7,6 +7,9 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { GatewayError } from "../Domain/GatewayError.ts"
 import { errorBody } from "./ErrorResponse.ts"
 import { handle } from "./Handler.ts"
+import { BodyReadTimeout } from "./JsonBody.ts"
+import { incomingMessageOf, serverResponseOf } from "./NodeMessage.ts"
+import { lingerAfterRefusal } from "./RefusalDrain.ts"
 
 const controlCharacter = /[\u0000-\u001f\u007f]/
 
@@ -31,14 +34,26 @@ export const checkRequestTarget = (url: string): GatewayError | undefined => {
 
 /**
  * Checks every request target before routing (see `checkRequestTarget`). Most targets carry no
- * `%` at all: for them this is one `indexOf`.
+ * `%` at all: for them this is one `indexOf`. A refusal (any 4xx or 5xx) answered while the
+ * request's body is still arriving keeps the connection reading the rest after it is sent
+ * (`lingerAfterRefusal`), so that a client that sends before it reads gets it; a request whose
+ * body was read pays one check.
  */
 export const RequestGuardLive = HttpRouter.middleware(
   (httpEffect) =>
     Effect.withFiber((fiber) => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const refused = checkRequestTarget(request.url)
-      return refused === undefined ? httpEffect : handle(Effect.fail(refused))
+      const answer = refused === undefined ? httpEffect : handle(Effect.fail(refused))
+      const message = incomingMessageOf(request)
+      if (message === undefined) return answer
+      return Effect.map(answer, (response) => {
+        if (response.status >= 400 && !message.complete) {
+          const nodeResponse = serverResponseOf(request)
+          if (nodeResponse !== undefined) lingerAfterRefusal(message, nodeResponse, Context.get(fiber.context, BodyReadTimeout))
+        }
+        return response
+      })
     }),
   { global: true }
 )

@@ -1,4 +1,3 @@
-import { reportHeader } from "../Domain/TranslationReport.ts"
 import type { RequestMeter } from "../Services/Usage/UsageMeter.ts"
 
 /**
@@ -14,7 +13,7 @@ export const routeHeaders = (meter: RequestMeter): Record<string, string> => {
     "x-gateway-provider": meter.served.provider,
     "x-gateway-attempts": String(Math.max(meter.log.started, meter.log.attempts.length))
   }
-  const translation = meter.translation === undefined ? undefined : reportHeader(meter.translation)
+  const translation = meter.translationHeader
   if (translation !== undefined) headers["x-gateway-translation"] = translation
   return headers
 }

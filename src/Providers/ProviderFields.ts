@@ -2,6 +2,7 @@ import type { ModelConfig, ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { ProviderFields } from "../Domain/TranslationReport.ts"
 import { anthropicFields } from "./Anthropic/AnthropicFields.ts"
 import { geminiFields } from "./Gemini/GeminiFields.ts"
+import { mockFields } from "./Mock/MockFields.ts"
 import { openAiFields } from "./OpenAi/OpenAiFields.ts"
 import { profileFor, profiles } from "./OpenAiCompatible/Profiles.ts"
 
@@ -16,5 +17,7 @@ export const providerFields = (provider: Pick<ProviderConfig, "kind" | "profile"
       return anthropicFields(model)
     case "gemini":
       return geminiFields(model)
+    case "mock":
+      return mockFields
   }
 }

@@ -16,6 +16,7 @@ import type { ProviderConfig } from "../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../Domain/GatewayError.ts"
 import { registerSecret } from "../Domain/SecretRedaction.ts"
 import { batchStage, type StageEnd } from "../Streams/BatchStage.ts"
+import type { Deadline } from "../Streams/Deadline.ts"
 import { optionalSpans } from "../Streams/OptionalSpans.ts"
 import { badResponse } from "./ProviderErrors.ts"
 import { makeSseDecoder } from "./SseDecoder.ts"
@@ -45,12 +46,14 @@ export interface ProviderHttp {
   readonly provider: ProviderConfig
   /**
    * POST a JSON body and read the whole answer (non-streamed calls and error bodies). A binary
-   * body (a multipart upload) goes with its own `content-type` header.
+   * body (a multipart upload) goes with its own `content-type` header. With `deadline`, the call
+   * fails with the deadline's error when it passes (see `UpstreamExchange`).
    */
   readonly postJson: (
     url: string,
     headers: Readonly<Record<string, string>>,
-    body: string | Uint8Array
+    body: string | Uint8Array,
+    deadline?: Deadline
   ) => Effect.Effect<UpstreamResponse & { readonly text: string }, GatewayError>
   /** Any method and body (multipart uploads, files streamed from disk); reads the whole answer. */
   readonly send: (request: UpstreamRequest) => Effect.Effect<UpstreamResponse & { readonly text: string }, GatewayError>
@@ -178,12 +181,12 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
     }
 
     // One wait for the whole answer: headers and body usually come in the same read.
-    const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array) =>
-      exchangeWhole({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, body })
-    const exchangeWhole = ({ method, url, headers, body }: UpstreamRequest) =>
+    const exchangeJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array, deadline: Deadline | undefined) =>
+      exchangeWhole({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, body }, deadline)
+    const exchangeWhole = ({ method, url, headers, body }: UpstreamRequest, deadline?: Deadline) =>
       Effect.callback<UpstreamResponse & { readonly text: string }, GatewayError>((resume) => {
         const target = targetOf(url)
-        const exchange = new UpstreamExchange(id, timeouts, false)
+        const exchange = new UpstreamExchange(id, timeouts, false, deadline)
         const settle = () => {
           if (exchange.failure !== undefined) return resume(Effect.fail(exchange.failure))
           if (!exchange.ended) {
@@ -199,8 +202,8 @@ export const makeProviderHttp = (provider: ProviderConfig) =>
         return Effect.sync(() => exchange.abort())
       })
 
-    const postJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array) =>
-      traced(url, headers, (all) => exchangeJson(url, all, body)).pipe(spans.span("ProviderHttp.postJson"))
+    const postJson = (url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array, deadline?: Deadline) =>
+      traced(url, headers, (all) => exchangeJson(url, all, body, deadline)).pipe(spans.span("ProviderHttp.postJson"))
 
     const send = (request: UpstreamRequest) =>
       traced(request.url, request.headers, (all) => exchangeWhole({ ...request, headers: all }), request.method).pipe(spans.span("ProviderHttp.send"))

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http"
 import type { Dispatcher } from "undici"
 import type { GatewayError } from "../Domain/GatewayError.ts"
+import type { Deadline } from "../Streams/Deadline.ts"
 import { connectFailure, timeoutFailure } from "./ProviderErrors.ts"
 
 export interface ExchangeTimeouts {
@@ -84,17 +85,21 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** The whole exchange: `total_ms`, or the routing deadline when it comes first. */
   private totalTimer: NodeJS.Timeout | undefined
 
-  /** `deadlineAt` (epoch ms): the request's routing deadline; the exchange ends then at the latest. */
-  constructor(provider: string, timeouts: ExchangeTimeouts, streamed: boolean, deadlineAt?: number) {
+  /**
+   * `deadline`: the request's routing deadline. The exchange ends then at the latest, failing with
+   * the deadline's own error, on the same timer as `total_ms`: the router needs no watcher fiber
+   * per attempt. The time left is read through the deadline's clock.
+   */
+  constructor(provider: string, timeouts: ExchangeTimeouts, streamed: boolean, deadline?: Deadline) {
     this.provider = provider
     this.timeouts = timeouts
     this.streamed = streamed
     if (timeouts.first_byte_ms < timeouts.total_ms) {
       this.phaseTimer = setTimeout(() => this.timeUp(`no response within ${timeouts.first_byte_ms} ms`), timeouts.first_byte_ms)
     }
-    const left = deadlineAt === undefined ? timeouts.total_ms : Math.max(0, deadlineAt - this.startedAt)
+    const left = deadline === undefined ? timeouts.total_ms : Math.max(0, deadline.left())
     this.totalTimer = left < timeouts.total_ms
-      ? setTimeout(() => this.timeUp("the request's routing deadline passed"), left)
+      ? setTimeout(() => this.cutOff(deadline!.error()), left)
       : setTimeout(
         () => this.timeUp(`the ${streamed && this.status !== 0 ? "stream" : "call"} took longer than ${timeouts.total_ms} ms`),
         timeouts.total_ms
@@ -211,6 +216,12 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private timeUp(what: string): void {
     if (this.settled) return
     this.settle("failed", timeoutFailure(this.provider, what))
+  }
+
+  /** The routing deadline passed: any live -> failed, with the deadline's error. */
+  private cutOff(error: GatewayError): void {
+    if (this.settled) return
+    this.settle("failed", error)
   }
 
   private settle(phase: "failed" | "aborted", failure: GatewayError | undefined): void {

@@ -1,7 +1,9 @@
 import { Schema } from "effect"
 import type { Dispatcher } from "undici"
 import { describe, expect, it, vi } from "@effect/vitest"
+import { timeoutFailure } from "../../src/Providers/ProviderErrors.ts"
 import { type ExchangePhase, highWaterBytes, UpstreamExchange } from "../../src/Providers/UpstreamExchange.ts"
+import type { Deadline } from "../../src/Streams/Deadline.ts"
 
 /**
  * A model-based test of the upstream exchange: random sequences of what undici reports (heads,
@@ -234,12 +236,19 @@ const check = (setup: Setup, commands: ReadonlyArray<Command>) => {
   }
 }
 
+/** A routing deadline `ms` from now on the (faked) wall clock; the exchange fails with its error. */
+const deadlineIn = (ms: number): Deadline => {
+  const at = Date.now() + ms
+  const error = timeoutFailure("p", "the request's routing deadline passed")
+  return { at, left: () => at - Date.now(), error: () => error }
+}
+
 const run = (setup: Setup, commands: ReadonlyArray<Command>) => {
   const exchange = new UpstreamExchange(
     "p",
     { first_byte_ms: setup.firstByteMs, idle_ms: setup.idleMs, total_ms: setup.totalMs },
     setup.streamed,
-    setup.deadlineMs === undefined ? undefined : Date.now() + setup.deadlineMs
+    setup.deadlineMs === undefined ? undefined : deadlineIn(setup.deadlineMs)
   )
   const model = new Model(setup)
   const controller = new Controller()

@@ -109,3 +109,51 @@ export const rawPost = (
       write()
     })
   })
+
+export type SentThenRead =
+  | { readonly _tag: "Answered"; readonly status: number; readonly body: string; readonly head: string }
+  | { readonly _tag: "Lost"; readonly error: string }
+
+/**
+ * POSTs `body` (with its Content-Length) the way many HTTP clients do, Python's `http.client`
+ * among them: every byte written before anything is read. Reading starts only once the last
+ * write has gone out; a write error before that (the server closed and reset the connection)
+ * loses the answer, as it does for such a client.
+ */
+export const sendThenRead = (url: string, head: string, body: Uint8Array) =>
+  new Promise<SentThenRead>((resolve) => {
+    const { hostname, port } = new URL(url)
+    const socket = Net.connect(Number(port), hostname)
+    socket.pause()
+    let text = ""
+    const lost = (error: string) => {
+      socket.destroy()
+      resolve({ _tag: "Lost", error })
+    }
+    socket.on("error", (error: NodeJS.ErrnoException) => lost(error.code ?? error.message))
+    socket.on("close", () => lost(`closed after ${JSON.stringify(text.slice(0, 200))}`))
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1")
+      const split = text.indexOf("\r\n\r\n")
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(text.slice(0, split))?.[1] ?? Number.NaN)
+      if (split === -1 || !(text.length >= split + 4 + length)) return
+      const answer = { head: text.slice(0, split), body: text.slice(split + 4, split + 4 + length), status: Number(text.slice(9, 12)) }
+      socket.removeAllListeners("close")
+      socket.destroy()
+      resolve({ _tag: "Answered", ...answer })
+    })
+    socket.once("connect", () => {
+      socket.write(head)
+      let sent = 0
+      const write = () => {
+        while (sent < body.length) {
+          const chunk = body.subarray(sent, sent + 64 * 1024)
+          sent += chunk.length
+          const last = sent >= body.length
+          const flushed = socket.write(chunk, last ? () => socket.resume() : undefined)
+          if (!flushed && !last) return void socket.once("drain", write)
+        }
+      }
+      write()
+    })
+  })

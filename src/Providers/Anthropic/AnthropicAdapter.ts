@@ -5,6 +5,7 @@ import type { ChatRequest, NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
+import type { Deadline } from "../../Streams/Deadline.ts"
 import type { ChatProvider, ChatTarget } from "../ChatProvider.ts"
 import { fromCodec } from "../OpenAi/OpenAiAdapter.ts"
 import { badResponse, streamFailure } from "../ProviderErrors.ts"
@@ -37,14 +38,14 @@ export const makeAnthropicProvider = (config: ProviderConfig) =>
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") headers["x-api-key"] = Redacted.value(config.api_key)
     const streamHeaders = { ...headers, accept: "text/event-stream" }
 
-    const complete = Effect.fn("Anthropic.complete")(function* (request: ChatRequest, target: ChatTarget) {
+    const complete = Effect.fn("Anthropic.complete")(function* (request: ChatRequest, target: ChatTarget, deadline?: Deadline) {
       yield* Effect.annotateCurrentSpan({ "gen_ai.system": "anthropic", "gen_ai.request.model": target.upstreamModel })
       const native = request.native
       const body = isNativeMessages(native)
         ? nativeMessagesBody(native, target, false)
         : yield* fromCodec(() => JSON.stringify(anthropicRequestBody(request, target, false)))
       const sent = isNativeMessages(native) && native.headers !== undefined ? { ...native.headers, ...headers } : headers
-      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url, sent, body), anthropicError)
+      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url, sent, body, deadline), anthropicError)
       const completion = completionFromAnthropic(parsed)
       if (completion === undefined) return yield* badResponse(config.id, "the body was not a message")
       return isNativeMessages(native) ? { ...completion, native: parsed as Record<string, unknown> } : completion

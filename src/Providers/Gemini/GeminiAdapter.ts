@@ -5,6 +5,7 @@ import type { ChatRequest } from "../../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
+import type { Deadline } from "../../Streams/Deadline.ts"
 import type { ChatProvider, ChatTarget } from "../ChatProvider.ts"
 import { fromCodec } from "../OpenAi/OpenAiAdapter.ts"
 import { badResponse, streamFailure } from "../ProviderErrors.ts"
@@ -31,10 +32,10 @@ export const makeGeminiProvider = (config: ProviderConfig) =>
     if (config.api_key !== undefined && Redacted.value(config.api_key) !== "") headers["x-goog-api-key"] = Redacted.value(config.api_key)
     const streamHeaders = { ...headers, accept: "text/event-stream" }
 
-    const complete = Effect.fn("Gemini.complete")(function* (request: ChatRequest, target: ChatTarget) {
+    const complete = Effect.fn("Gemini.complete")(function* (request: ChatRequest, target: ChatTarget, deadline?: Deadline) {
       yield* Effect.annotateCurrentSpan({ "gen_ai.system": "gemini", "gen_ai.request.model": target.upstreamModel })
       const body = yield* fromCodec(() => JSON.stringify(geminiRequestBody(request, target)))
-      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url(target.upstreamModel, "generateContent"), headers, body), geminiError)
+      const parsed = yield* jsonAnswer(config.id, yield* http.postJson(url(target.upstreamModel, "generateContent"), headers, body, deadline), geminiError)
       const completion = completionFromGemini(parsed, request.n)
       if (completion === undefined) return yield* badResponse(config.id, "the body had no candidates")
       yield* Effect.annotateCurrentSpan({

@@ -6,6 +6,7 @@ import type { ChatRequest, NativeRequest } from "../../Domain/ChatRequest.ts"
 import type { ChatStreamEvent } from "../../Domain/ChatStreamEvent.ts"
 import type { ProviderConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError } from "../../Domain/GatewayError.ts"
+import type { Deadline } from "../../Streams/Deadline.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import type { ChatProvider, ChatTarget } from "../ChatProvider.ts"
 import { profileFor, profiles } from "../OpenAiCompatible/Profiles.ts"
@@ -55,9 +56,9 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
         )
         : self
 
-    const completeNatively = (native: NativeRequest, target: ChatTarget, responses: string) =>
+    const completeNatively = (native: NativeRequest, target: ChatTarget, responses: string, deadline: Deadline | undefined) =>
       fromCodec(() => JSON.stringify(responsesApiBody(native, target, false))).pipe(
-        Effect.flatMap((body) => http.postJson(responses, headers, body)),
+        Effect.flatMap((body) => http.postJson(responses, headers, body, deadline)),
         Effect.flatMap((response) => jsonAnswer(config.id, response, openAiError)),
         Effect.flatMap((parsed): Effect.Effect<ChatCompletion, GatewayError> => {
           const completion = completionFromResponsesApi(parsed)
@@ -70,12 +71,14 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
     const nativeOf = (request: ChatRequest): NativeRequest | undefined =>
       responsesUrl !== undefined && request.native?.api === "openai-responses" ? request.native : undefined
 
-    const complete = (request: ChatRequest, target: ChatTarget) => {
+    const complete = (request: ChatRequest, target: ChatTarget, deadline?: Deadline) => {
       const native = nativeOf(request)
-      return native !== undefined && responsesUrl !== undefined ? completeNatively(native, target, responsesUrl) : completeTranslated(request, target)
+      return native !== undefined && responsesUrl !== undefined
+        ? completeNatively(native, target, responsesUrl, deadline)
+        : completeTranslated(request, target, deadline)
     }
 
-    const completeTranslated = (request: ChatRequest, target: ChatTarget) =>
+    const completeTranslated = (request: ChatRequest, target: ChatTarget, deadline: Deadline | undefined) =>
       Effect.suspend(() => {
         let body: string
         try {
@@ -83,7 +86,7 @@ export const makeOpenAiProvider = (config: ProviderConfig) =>
         } catch (error) {
           return Effect.fail(error instanceof GatewayError ? error : GatewayError.internal(String(error)))
         }
-        return http.postJson(url, headers, body).pipe(
+        return http.postJson(url, headers, body, deadline).pipe(
           Effect.flatMap((response) => jsonAnswer(config.id, response, openAiError)),
           Effect.flatMap((parsed): Effect.Effect<ChatCompletion, GatewayError> => {
             const completion = completionFromOpenAi(parsed)

@@ -31,11 +31,12 @@ import { postgresLeaseStore } from "./LeaseStore.ts"
 /** What an admitted request carries to its end: headers for the response and how it settles. */
 export interface AdmissionTicket {
   readonly headers: Readonly<Record<string, string>> | undefined
-  /** Called once, when the request's scope closes, with what the usage event priced: corrects TPM, settles a leased admission. */
+  /** Called once, when the request's scope closes, with what the usage event priced: corrects TPM, gives a leased hold back to its slice. */
   readonly settle: (costNanoUsd: number, tokens: number) => Effect.Effect<void>
   /**
-   * Set for a billed request held on its own: the usage event carries it, and the usage ledger
-   * writes the settlement with the usage row in one transaction (BillingSettlement.ts).
+   * Set for a billed request: the usage event carries it, and the usage ledger writes the
+   * settlement with the usage row in one transaction (BillingSettlement.ts), against the request's
+   * own hold or, with `leaseId`, the lease it was admitted from.
    */
   readonly billedTo: UsageSettlement | undefined
 }
@@ -61,8 +62,8 @@ export interface AdmissionShape {
 
 const none = Effect.succeed(undefined)
 
-/** How an admitted request settles: from its lease (in memory, written in batches), its own reservation, or not at all. */
-type Held = boolean | ((cost: bigint, at: number) => void)
+/** What an admitted request holds: a share of its lease, its own reservation, or nothing. */
+type Held = boolean | Extract<LeaseAdmission, { _tag: "Leased" }>
 
 export class Admission extends Context.Service<Admission, AdmissionShape>()("gateway/Admission") {
   static readonly make = (store: WindowStore) =>
@@ -88,9 +89,9 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         }, yield* Effect.scope)
         : undefined
       if (leases !== undefined) {
-        // Settled costs are written in batches, as often as the usage ledger writes its events;
-        // at shutdown (after the server drained: this layer was built before it) what is left is
-        // written and every slice handed back.
+        // Slices are handed back and renewed as often as the usage ledger writes its events (which
+        // settle leased requests with their usage rows); at shutdown (after the server drained:
+        // this layer was built before it) every slice is handed back.
         const flushLeases = Effect.flatMap(Clock.currentTimeMillis, (now) => leases.flush(now))
         yield* Effect.forkScoped(Effect.repeat(flushLeases, Schedule.spaced(config.usage.flush_interval_ms)))
         yield* Effect.addFinalizer(() => Effect.flatMap(Clock.currentTimeMillis, (now) => leases.close(now)))
@@ -149,11 +150,11 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         const held: Effect.Effect<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>, SqlError.SqlError> = leases === undefined
           ? direct
           : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.flatMap(leases.decide(principal.projectId, principal.keyId, amount, requestId, now), (leased) =>
+            Effect.flatMap(leases.decide(principal.projectId, principal.keyId, amount, now), (leased) =>
               leased._tag === "Direct" ? direct : Effect.succeed<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>>(leased)))
         // A busy key's usual case: admitted from this instance's slice, no effect to run, no timer.
         const local = billed && amount > 0n && leases !== undefined
-          ? leases.admitLocally(principal.projectId, principal.keyId, amount, requestId, clock.currentTimeMillisUnsafe())
+          ? leases.admitLocally(principal.projectId, principal.keyId, amount, clock.currentTimeMillisUnsafe())
           : undefined
         if (local !== undefined && local._tag === "Leased") {
           stats.reserved++
@@ -162,7 +163,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         const reserved = !billed || amount === 0n
           ? Effect.succeed<Held>(false)
           : local !== undefined && local._tag === "Leased"
-          ? Effect.succeed<Held>(local.settle)
+          ? Effect.succeed<Held>(local)
           : held.pipe(
             Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.fail("timeout" as const) }),
             Effect.matchEffect({
@@ -174,7 +175,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
                 if (outcome._tag === "Leased") {
                   stats.reserved++
                   stats.leased++
-                  return Effect.succeed(outcome.settle)
+                  return Effect.succeed(outcome)
                 }
                 if (outcome._tag === "Reserved") {
                   stats.reserved++
@@ -193,21 +194,27 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               }
             })
           )
-        return Effect.flatMap(limited, (headers) =>
+        // Refused by a rate limit after its admission from the slice: the hold goes back, unspent.
+        const checked = local !== undefined && local._tag === "Leased" ? Effect.onError(limited, () => Effect.sync(() => local.settle(0n))) : limited
+        return Effect.flatMap(checked, (headers) =>
           Effect.map(reserved, (held): AdmissionTicket => ({
             headers,
             settle: (costNanoUsd, tokens) => {
               const correct = tokens === ask.tokens ? Effect.void : release(tokens)
-              if (typeof held !== "function") return correct
+              if (typeof held === "boolean") return correct
               const cost = BigInt(Math.max(0, Math.round(costNanoUsd)))
-              return Effect.andThen(correct, Effect.map(Clock.currentTimeMillis, (now) => {
-                held(cost, now)
+              return Effect.andThen(correct, Effect.sync(() => {
+                held.settle(cost)
                 stats.settled++
               }))
             },
-            // Admitted from a lease: settled with the lease's batches. Otherwise the usage ledger
-            // writes the settlement with the usage row (BillingSettlement.ts).
-            billedTo: typeof held === "function" || !billed ? undefined : { projectId: principal.projectId, keyId: principal.keyId }
+            // The usage ledger writes the settlement with the usage row (BillingSettlement.ts):
+            // against the lease the request was admitted from, or its own reservation.
+            billedTo: !billed
+              ? undefined
+              : typeof held === "boolean"
+              ? { projectId: principal.projectId, keyId: principal.keyId }
+              : { projectId: principal.projectId, keyId: principal.keyId, leaseId: held.leaseId }
           })))
       }
 

@@ -30,7 +30,8 @@ interface ExpiredHold {
  * ledger: the instance died with it in memory). Per project, in one transaction under the
  * account's row lock, each hold is claimed by deleting it first, so two instances reconciling
  * at once, or a late settlement of the same request, never count a cent twice. Leases (ids
- * `lease:`) are not request holds and are left to their own expiry.
+ * `lease:`) are not request holds and are left to their instances and their own expiry: a leased
+ * request has no hold to reconcile, and its settlement is written exactly when its usage row is.
  */
 export const reconcile = (sql: SqlClient.SqlClient, now: number): Effect.Effect<ReconcileOutcome, SqlError.SqlError> =>
   Effect.gen(function* () {

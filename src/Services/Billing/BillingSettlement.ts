@@ -69,14 +69,12 @@ export const settleMany = (sql: SqlClient.SqlClient, items: ReadonlyArray<Settle
         if (account === undefined || charged.length === 0) return
         const total = charged.reduce((sum, item) => sum + item.cost, 0n).toString()
         yield* sql`UPDATE billing_accounts SET balance_nano = balance_nano - ${total}::bigint, updated_at = now() WHERE project_id = ${projectId}`
-        const [entry, ...entries] = charged.map((item) => ({
-          project_id: projectId,
-          key_id: item.keyId,
-          kind: "settlement",
-          amount_nano: (-item.cost).toString(),
-          request_id: item.requestId
-        }))
-        yield* sql`INSERT INTO credit_ledger ${sql.insert([entry!, ...entries])}`
+        // One JSON parameter for the batch's rows, as the usage rows are written (UsageWriter.ts):
+        // one pass in the database instead of five bind parameters a row.
+        const rows = JSON.stringify(charged.map((item) => ({ key_id: item.keyId, amount_nano: (-item.cost).toString(), request_id: item.requestId })))
+        yield* sql`INSERT INTO credit_ledger (project_id, key_id, kind, amount_nano, request_id)
+          SELECT ${projectId}, r.key_id, 'settlement', r.amount_nano, r.request_id
+          FROM json_to_recordset(${rows}::json) AS r(key_id text, amount_nano bigint, request_id text)`
         const [first, ...rest] = spendRows(projectId, charged, now)
         if (first === undefined) return
         yield* sql`INSERT INTO spend_counters ${sql.insert([first, ...rest])}

@@ -22,6 +22,9 @@ const ownerOf = (provider: ProviderConfig | undefined): string => {
       return "anthropic"
     case "gemini":
       return "google"
+    // Labelled so that nobody mistakes its canned answers for a model's.
+    case "mock":
+      return "mock"
     default:
       return provider?.id ?? "gateway"
   }

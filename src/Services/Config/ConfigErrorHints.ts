@@ -11,7 +11,7 @@ import { profileNames } from "../../Providers/OpenAiCompatible/Profiles.ts"
  * of the entry it is in, and the line of the file.
  */
 
-const providerKinds = ["openai", "anthropic", "gemini", "openai-compatible"]
+const providerKinds = ["openai", "anthropic", "gemini", "openai-compatible", "mock"]
 
 /** The problem of a Schema failure at `path`, with a suggestion when there is one. */
 export const schemaProblem = (error: Schema.SchemaError, path: ReadonlyArray<PropertyKey>, message: string, raw: unknown): string => {
@@ -55,11 +55,13 @@ export const entryOf = (raw: unknown, segments: ReadonlyArray<string | number>):
 export const lineOf = (document: Document, text: string, segments: ReadonlyArray<string | number>): number | undefined => {
   for (let depth = segments.length; depth > 0; depth--) {
     const parent = depth === 1 ? document.contents : document.getIn(segments.slice(0, depth - 1), true)
-    if (!isMap(parent)) continue
-    const last = segments[depth - 1]
-    const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === last)
-    const range = pair !== undefined && isScalar(pair.key) ? pair.key.range : undefined
-    if (range !== undefined && range !== null) return text.slice(0, range[0]).split("\n").length
+    if (isMap(parent)) {
+      const last = segments[depth - 1]
+      const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === last)
+      const range = pair !== undefined && isScalar(pair.key) ? pair.key.range : undefined
+      if (range !== undefined && range !== null) return text.slice(0, range[0]).split("\n").length
+    }
+    // A key the entry lacks (a missing base_url): the line where the list entry starts.
     const node = document.getIn(segments.slice(0, depth), true) as { range?: [number, number, number] } | undefined
     if (node?.range !== undefined) return text.slice(0, node.range[0]).split("\n").length
   }

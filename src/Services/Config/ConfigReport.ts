@@ -32,7 +32,7 @@ export const configReport = (
     const missing = lacksKey(provider)
     if (missing) warnings.push(`providers[${i}] '${provider.id}' has no API key: its models answer 503 (${keyHint(provider.id, variables, i)})`)
     const key = provider.api_key === undefined ? "none configured" : missing ? `missing (${variables[provider.id] ?? "api_key is empty"})` : "set"
-    return { id: provider.id, kind: provider.kind, baseUrl: provider.base_url, key }
+    return { id: provider.id, kind: provider.kind, baseUrl: provider.kind === "mock" ? "(in-process)" : provider.base_url, key }
   })
   const models = config.models.map((model, i) => {
     if (!priced(model)) warnings.push(`models[${i}] '${model.id}' has no pricing: its usage is recorded at cost 0`)

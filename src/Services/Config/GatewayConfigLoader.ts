@@ -147,6 +147,7 @@ export const decodeConfig = (file: string, raw: unknown, env: Readonly<Record<st
 const returnsLogprobs = (provider: GatewayConfig["providers"][number] | undefined): boolean =>
   provider !== undefined &&
   provider.kind !== "anthropic" &&
+  provider.kind !== "mock" &&
   !(provider.kind === "openai-compatible" && profileFor(provider.profile).unsupported.includes("logprobs"))
 
 const crossCheck = (config: GatewayConfig): { path: string; problem: string } | undefined => {
@@ -154,6 +155,9 @@ const crossCheck = (config: GatewayConfig): { path: string; problem: string } | 
   for (const [i, provider] of config.providers.entries()) {
     if (providers.has(provider.id)) return { path: `providers[${i}].id`, problem: `duplicate provider id "${provider.id}"` }
     providers.set(provider.id, provider)
+    if (provider.kind !== "mock" && provider.base_url === "") {
+      return { path: `providers[${i}].base_url`, problem: `missing: a provider of kind ${provider.kind} needs the address of its API` }
+    }
     if (provider.kind === "openai-compatible" && provider.profile !== undefined && !profileNames.includes(provider.profile)) {
       return {
         path: `providers[${i}].profile`,
@@ -172,6 +176,12 @@ const crossCheck = (config: GatewayConfig): { path: string; problem: string } | 
       const provider = providers.get(deployment.provider)
       if (provider === undefined) {
         return { path: `models[${i}].deployments[${j}].provider`, problem: `unknown provider "${deployment.provider}" (known: ${[...providers.keys()].join(", ") || "none"})` }
+      }
+      if (provider.kind === "mock" && model.kind !== "chat" && model.kind !== "embedding") {
+        return {
+          path: `models[${i}].deployments[${j}].provider`,
+          problem: `provider "${provider.id}" is of kind mock, which serves chat and embedding models only`
+        }
       }
       if (model.kind === "embedding" && provider.kind === "anthropic") {
         return {

@@ -74,9 +74,9 @@ export const attemptPolicy = (
   const failed = (candidate: Candidate, startedAt: number, failure: GatewayError): Effect.Effect<void, GatewayError> => {
     // After the first content the client has seen this route: no silent switch any more.
     if (committed) return Effect.andThen(recording.record(candidate, log, startedAt, failure), Effect.fail(failure))
-    if (deadline.left() > 0) return recording.record(candidate, log, startedAt, failure)
-    // An attempt the deadline cut was logged as cancelled when it was interrupted.
-    if (failure === deadline.error()) return Effect.fail(failure)
+    // The deadline's own error is the attempt cut at it (by its exchange's timer or `within`),
+    // whatever the clock reads now: a timer may fire a millisecond before the clock says so.
+    if (failure !== deadline.error() && deadline.left() > 0) return recording.record(candidate, log, startedAt, failure)
     return Effect.andThen(recording.record(candidate, log, startedAt, undefined, true), Effect.fail(deadline.error()))
   }
 

@@ -25,6 +25,8 @@ export const genAiProviderName = (provider: ProviderConfig): string => {
       return "gcp.gemini"
     case "openai-compatible":
       return (provider.profile === undefined ? undefined : profileNames[provider.profile]) ?? provider.id
+    case "mock":
+      return provider.id
   }
 }
 

@@ -9,6 +9,7 @@ import { makeGeminiImageProvider } from "../../Providers/Gemini/GeminiImageAdapt
 import { makeOpenAiImageProvider } from "../../Providers/OpenAi/OpenAiImageAdapter.ts"
 import { makeAnthropicProvider } from "../../Providers/Anthropic/AnthropicAdapter.ts"
 import { makeGeminiProvider } from "../../Providers/Gemini/GeminiAdapter.ts"
+import { makeMockEmbeddingProvider, makeMockProvider } from "../../Providers/Mock/MockAdapter.ts"
 import { makeGeminiEmbeddingProvider } from "../../Providers/Gemini/GeminiEmbeddingAdapter.ts"
 import { makeOpenAiProvider } from "../../Providers/OpenAi/OpenAiAdapter.ts"
 import { makeOpenAiEmbeddingProvider } from "../../Providers/OpenAi/OpenAiEmbeddingAdapter.ts"
@@ -27,6 +28,8 @@ export const makeChatProvider = (config: ProviderConfig) => {
       return makeAnthropicProvider(config)
     case "gemini":
       return makeGeminiProvider(config)
+    case "mock":
+      return makeMockProvider(config)
   }
 }
 
@@ -38,12 +41,15 @@ export const makeEmbeddingProvider = (config: ProviderConfig) => {
       return makeOpenAiEmbeddingProvider(config)
     case "gemini":
       return makeGeminiEmbeddingProvider(config)
+    case "mock":
+      return makeMockEmbeddingProvider(config)
     case "anthropic":
+    case "mock":
       return Effect.succeed(undefined)
   }
 }
 
-/** The image adapter of one configured provider, by its kind; Anthropic has no image API. */
+/** The image adapter of one configured provider, by its kind; Anthropic and the mock have no image API. */
 export const makeImageProvider = (config: ProviderConfig) => {
   switch (config.kind) {
     case "openai":
@@ -52,11 +58,12 @@ export const makeImageProvider = (config: ProviderConfig) => {
     case "gemini":
       return makeGeminiImageProvider(config)
     case "anthropic":
+    case "mock":
       return Effect.succeed(undefined)
   }
 }
 
-/** The speech-to-text adapter of one configured provider, by its kind; Anthropic has no audio API. */
+/** The speech-to-text adapter of one configured provider, by its kind; Anthropic and the mock have no audio API. */
 export const makeTranscriptionProvider = (config: ProviderConfig) => {
   switch (config.kind) {
     case "openai":
@@ -65,6 +72,7 @@ export const makeTranscriptionProvider = (config: ProviderConfig) => {
     case "gemini":
       return makeGeminiTranscriptionProvider(config)
     case "anthropic":
+    case "mock":
       return Effect.succeed(undefined)
   }
 }

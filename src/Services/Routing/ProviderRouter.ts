@@ -15,7 +15,7 @@ import type { ImageJob } from "../../Domain/ImageRequest.ts"
 import type { ImageResult } from "../../Domain/ImageResult.ts"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
 import { GatewayError, UpstreamFailure } from "../../Domain/GatewayError.ts"
-import { type Deadline, makeDeadline } from "../../Streams/Deadline.ts"
+import { type Deadline, makeDeadline, within } from "../../Streams/Deadline.ts"
 import { optionalSpans } from "../../Streams/OptionalSpans.ts"
 import type { ChatProvider } from "../../Providers/ChatProvider.ts"
 import { DeploymentHealth } from "./DeploymentHealth.ts"
@@ -194,7 +194,8 @@ export class ProviderRouter extends Context.Service<
             withDeadline(model, given, (deadline) => routedCall(chatCalls, model, planner, log, deadline, (candidate) => {
               const provider: ChatProvider | undefined = registry.chat(candidate.deployment.provider)
               if (provider === undefined) return Effect.fail(unavailable(candidate))
-              const call = provider.complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model })
+              // The adapter ends its upstream exchange at the deadline: no watcher per attempt.
+              const call = provider.complete(request, { upstreamModel: candidate.deployment.model, model: candidate.model }, deadline)
               // Inside the attempt span: the answer's model, usage and finish reasons go on it.
               return spans.enabled
                 ? Effect.tap(call, (completion) => Effect.annotateCurrentSpan(completionAttributes(completion, candidate.deployment.model)))
@@ -219,22 +220,24 @@ export class ProviderRouter extends Context.Service<
       const embed = (model: ModelConfig, request: EmbeddingRequest, log: AttemptLog, given?: Deadline) =>
         Effect.flatMap(plannerOf(embeddingRoutes(model, request, findModel, registry.embedding)), (planner) =>
           // `embeddingRoutes` kept only deployments whose provider has an embeddings adapter.
+          // An embeddings call may be several upstream calls (batches): each attempt is watched.
           withDeadline(model, given, (deadline) => routedCall(embeddingCalls, model, planner, log, deadline, (candidate) =>
-            registry.embedding(candidate.deployment.provider)!.embed(request, {
+            within(registry.embedding(candidate.deployment.provider)!.embed(request, {
               upstreamModel: candidate.deployment.model,
               model: candidate.model
-            })))).pipe(spans.span("ProviderRouter.embed"))
+            }), deadline)))).pipe(spans.span("ProviderRouter.embed"))
 
       const imageCalls = { ...calls, operation: "generate_content" as const }
       const images = (model: ModelConfig, job: ImageJob, log: AttemptLog, given?: Deadline) =>
         Effect.flatMap(plannerOf(imageRoutes(model, job, findModel, registry.image)), (planner) =>
           // `imageRoutes` kept only deployments whose provider has an image adapter.
+          // A Gemini image job is several calls: each attempt is watched, like embeddings.
           withDeadline(model, given, (deadline) => routedCall(imageCalls, model, planner, log, deadline, (candidate) =>
-            registry.image(candidate.deployment.provider)!.generate(job, {
+            within(registry.image(candidate.deployment.provider)!.generate(job, {
               upstreamModel: candidate.deployment.model,
               model: candidate.model,
               family: imageFamilyOf(candidate.model)
-            })))).pipe(spans.span("ProviderRouter.images"))
+            }), deadline)))).pipe(spans.span("ProviderRouter.images"))
 
       const transcriptionCalls = { ...calls, operation: "transcription" as const }
       const transcribe = (model: ModelConfig, request: TranscriptionRequest, audio: MeasuredAudio, log: AttemptLog, given?: Deadline) =>
@@ -242,11 +245,12 @@ export class ProviderRouter extends Context.Service<
           withDeadline(model, given, (deadline) => routedCall(transcriptionCalls, model, planner, log, deadline, (candidate) => {
             // Both were checked when the routes were chosen.
             const ask = planTranscription(request, candidate.model) as Exclude<ReturnType<typeof planTranscription>, GatewayError>
-            return registry.transcription(candidate.deployment.provider)!.transcribe(request, audio, {
+            // Uploads of up to 25 MB: each attempt is watched.
+            return within(registry.transcription(candidate.deployment.provider)!.transcribe(request, audio, {
               upstreamModel: candidate.deployment.model,
               model: candidate.model,
               ask
-            })
+            }), deadline)
           }))).pipe(spans.span("ProviderRouter.transcribe"))
 
       return ProviderRouter.of({ complete, stream, deadline: deadlineOf, embed, images, transcribe })

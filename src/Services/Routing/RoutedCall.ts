@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import type { ModelConfig } from "../../Domain/GatewayConfig.ts"
 import type { GatewayError } from "../../Domain/GatewayError.ts"
 import type { OptionalSpans } from "../../Streams/OptionalSpans.ts"
-import { type Deadline, within } from "../../Streams/Deadline.ts"
+import type { Deadline } from "../../Streams/Deadline.ts"
 import { type AttemptRecording, attemptPolicy } from "./AttemptPolicy.ts"
 import { attemptAttributes, type GenAiOperation } from "./GenAiSpans.ts"
 import type { AttemptLog, Served } from "./RoutedAttempts.ts"
@@ -19,8 +19,11 @@ export interface RoutedCallParts extends AttemptRecording {
  * One non-streamed provider call of any kind over the planner's routes. Retries, fallback,
  * backoff, the deadline and the log are the request's `AttemptPolicy` (the same as a stream's;
  * a call commits only by succeeding); what is this loop's own is running an attempt: timed,
- * bounded by the request's `deadline` (a value, made once by the router), cancelled when the
- * request is interrupted, and the answer naming the route that served.
+ * cancelled when the request is interrupted, and the answer naming the route that served.
+ *
+ * `call` ends by the request's `deadline` (a value, made once by the router) by itself, failing
+ * with its error: a chat call on its upstream exchange's timer, the others under `within`. The
+ * loop adds no watcher fiber of its own, which would cost every request two fibers and a timer.
  */
 export const routedCall = <A>(
   parts: RoutedCallParts,
@@ -35,7 +38,7 @@ export const routedCall = <A>(
     const attempt = (error: GatewayError | undefined): Effect.Effect<{ readonly result: A; readonly served: Served }, GatewayError> =>
       Effect.flatMap(policy.next(error), (candidate) => {
         const startedAt = clock.currentTimeMillisUnsafe()
-        let result = within(call(candidate).pipe(Effect.onInterrupt(() => policy.ended(candidate, startedAt, true))), deadline)
+        let result = call(candidate).pipe(Effect.onInterrupt(() => policy.ended(candidate, startedAt, true)))
         if (parts.spans.enabled) {
           result = result.pipe(
             parts.spans.span("ProviderRouter.attempt", {

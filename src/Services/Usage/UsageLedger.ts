@@ -62,8 +62,9 @@ export class UsageLedger extends Context.Service<
       const spillDirectory = settings.spill_directory ?? NodePath.join(app.dataDir, "usage-spill")
       // Billed batches are transactions, which take turns on the embedded storage's one session.
       if (app.databaseUrl === undefined) singleSession(sql)
-      // Opened by a billed event: its settlement is written at once, with whatever else is queued
-      // (one transaction for every event that came while the previous one was being written).
+      // Opened by a billed event holding a reservation of its own: its settlement is written at
+      // once (the hold counts until then), with whatever else is queued (one transaction for
+      // every event that came while the previous one was being written).
       const wake = Latch.makeUnsafe(false)
       const writer = makeUsageWriter(sql)
       const counters = new LedgerCounters()
@@ -227,7 +228,9 @@ export class UsageLedger extends Context.Service<
             if (normal.raw !== undefined) counters.normalised++
             buffer.push(normal)
             if (buffer.length > settings.max_buffered) keep([])
-            if (normal.settlement !== undefined) wake.openUnsafe()
+            // A leased request waits for the regular flush: its hold is back in its instance's
+            // slice already, and its lease keeps the cost counted until the row is written.
+            if (normal.settlement !== undefined && normal.settlement.leaseId === undefined) wake.openUnsafe()
           }),
         flush,
         pending: Effect.sync(queued),

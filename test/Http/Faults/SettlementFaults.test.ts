@@ -4,7 +4,7 @@ import { FakeUpstream } from "../../support/FakeUpstream.ts"
 import { type FaultStorage, makeFaultStorage } from "../../support/FaultStorage.ts"
 import { startGateway, type TestGateway } from "../../support/TestGateway.ts"
 import { actualNano, billingConfig, completion, eventually } from "../BillingSupport.ts"
-import { ledgerStats, type MoneyFigures, moneyOf, post, queryAgain, runConcurrently } from "./SettlementSupport.ts"
+import { admissionStats, ledgerStats, reloadPolicies, type MoneyFigures, moneyOf, post, queryAgain, runConcurrently } from "./SettlementSupport.ts"
 
 const token = "admin-token-settlement-faults-0123456789abcdef"
 const localPostgres = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -42,18 +42,25 @@ const settledFigures = async (gws: ReadonlyArray<TestGateway>, storage: FaultSto
   return state.money
 }
 
-const config = (upstreamUrl: string) =>
+/**
+ * Holds of requests cut off by a kill (their answer lost after the commit) expire soon and are
+ * released. Per-request: every billed request holds a reservation of its own. Leased: every one is
+ * admitted from its instance's lease (`min_rate` 0), settled with its usage row; a lease whose take
+ * or hand-back lost its answer to a kill holds what the instance does not know of until it expires
+ * (a few seconds here), and every other lease is emptied by the usage rows and handed back.
+ */
+const config = (upstreamUrl: string, leased = false) =>
   billingConfig(upstreamUrl, {
-    // Holds of requests cut off by a kill (their answer lost after the commit) expire soon and are released.
-    // Per-request holds: a lease's batch is settled apart from the usage row (see docs/ARCHITECTURE.md,
-    // leases), and under these kills it left usage events queued; that path is not claimed exact here.
-    billing: { reservation_ttl_seconds: 1, leases: { enabled: false } },
+    billing: {
+      reservation_ttl_seconds: 1,
+      leases: leased ? { enabled: true, min_rate: 0, ttl_seconds: 4 } : { enabled: false }
+    },
     resilience: { retry_after_seconds: 1, storage_timeout_ms: 5000 }
   })
 
 describe("fault matrix: no cent lost when the database connections die under billed traffic", () => {
   const upstream = new FakeUpstream()
-  let storage: FaultStorage | undefined
+  const storages: Array<FaultStorage> = []
   const gateways: Array<TestGateway> = []
 
   beforeAll(async () => {
@@ -62,19 +69,21 @@ describe("fault matrix: no cent lost when the database connections die under bil
   afterAll(async () => {
     for (const gw of gateways) await gw.stop()
     await upstream.stop()
-    await storage?.cleanup()
+    for (const storage of storages) await storage.cleanup()
   })
 
-  it("two instances, every backend terminated every 25 responses: credit ledger = usage ledger = balance drop, no hold left", async () => {
-    storage = await postgresFaultStorage()
-    const s = storage
-    const one = await startGateway({ storage: s, adminToken: token, config: config(upstream.url) })
+  const killEvery25 = async (leased: boolean) => {
+    const s = await postgresFaultStorage()
+    storages.push(s)
+    const one = await startGateway({ storage: s, adminToken: token, config: config(upstream.url, leased) })
     gateways.push(one)
-    const two = await startGateway({ storage: s, adminToken: token, config: config(upstream.url) })
+    const two = await startGateway({ storage: s, adminToken: token, config: config(upstream.url, leased) })
     gateways.push(two)
     upstream.always(completion())
     const key = await one.createKey()
     expect((await adminCall(() => one.url, token)("POST", `/admin/projects/${key.projectId}/credits`, { body: { amount_usd: 1 } })).status).toBe(200)
+    await reloadPolicies([one, two])
+    const leasedBefore = (await admissionStats(one)).leased + (await admissionStats(two)).leased
     let kills = 0
     const statuses = await runConcurrently(200, 16, (i) => post(i % 2 === 0 ? one : two, key.secret), async (done) => {
       if (done % 25 !== 0) return
@@ -91,6 +100,10 @@ describe("fault matrix: no cent lost when the database connections die under bil
     expect(served).toBeGreaterThan(0)
     // Refused while the database was away: 503 (billing.on_store_failure deny), never a 500.
     expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([])
+    const leasedCount = (await admissionStats(one)).leased + (await admissionStats(two)).leased - leasedBefore
+    // The path under test is the one taken: leased admissions only with leases on.
+    if (leased) expect(leasedCount).toBeGreaterThan(0)
+    else expect(leasedCount).toBe(0)
     const money = await settledFigures([one, two], s, key.projectId)
     expect(money.held).toBe(0)
     expect(money.settled).toBe(money.usage)
@@ -98,18 +111,27 @@ describe("fault matrix: no cent lost when the database connections die under bil
     // Every answered request billed once, at its actual cost: none lost, none twice.
     expect(money.settled).toBe(BigInt(served * actualNano))
     expect(money.settlements).toBe(served)
+  }
+
+  it("two instances, every backend terminated every 25 responses: credit ledger = usage ledger = balance drop, no hold left", async () => {
+    await killEvery25(false)
+  }, 180_000)
+
+  it("the same with every request admitted from its instance's lease: settled with its usage row, once, no lease left", async () => {
+    await killEvery25(true)
   }, 180_000)
 
   // On Postgres: the embedded storage behind a proxy URL is taken for a server by the gateway, and
   // one PGlite session cannot serve concurrent transactions from several connections.
-  it("the connection lost while settlements are pending: counted, kept, and written once it is back", async () => {
+  it.each([["a reservation each", false], ["admitted from the lease", true]] as const)("the connection lost while settlements are pending (%s): counted, kept, and written once it is back", async (_, leased) => {
     const cut = await postgresFaultStorage()
-    const gw = await startGateway({ storage: cut, adminToken: token, config: config(upstream.url) })
+    const gw = await startGateway({ storage: cut, adminToken: token, config: config(upstream.url, leased) })
     try {
       upstream.always(completion(400))
       const key = await gw.createKey()
       expect((await adminCall(() => gw.url, token)("POST", `/admin/projects/${key.projectId}/credits`, { body: { amount_usd: 1 } })).status).toBe(200)
       const before = upstream.requests.length
+      const leasedBefore = (await admissionStats(gw)).leased
       const answers = Array.from({ length: 8 }, () => post(gw, key.secret))
       // All eight admitted (their holds written) and at the provider: now the database goes.
       expect(await eventually(async () => upstream.requests.length - before, (n) => n === 8, 60_000)).toBe(8)
@@ -117,6 +139,7 @@ describe("fault matrix: no cent lost when the database connections die under bil
       cut.proxy.cut()
       try {
         expect(await Promise.all(answers)).toEqual(Array(8).fill(200))
+        expect((await admissionStats(gw)).leased - leasedBefore).toBe(leased ? 8 : 0)
         const stats = await eventually(() => ledgerStats(gw), (s) => s.settleFailures > failuresBefore, 30_000)
         expect(stats.settleFailures).toBeGreaterThan(failuresBefore)
         const pending = await moneyOf(cut, key.projectId)

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { Admission } from "../../../src/Services/Billing/Admission.ts"
 import { UsageLedger } from "../../../src/Services/Usage/UsageLedger.ts"
 import type { FaultStorage } from "../../support/FaultStorage.ts"
 import type { TestGateway } from "../../support/TestGateway.ts"
@@ -20,6 +21,17 @@ export const post = async (gw: { readonly url: string }, secret: string, body: u
 }
 
 export const ledgerStats = (gw: TestGateway) => gw.runtime.runPromise(Effect.flatMap(UsageLedger, (ledger) => ledger.stats))
+
+export const admissionStats = (gw: TestGateway) => gw.runtime.runPromise(Effect.map(Admission, (admission) => ({ ...admission.stats })))
+
+/**
+ * Every instance reloads balances and limits now: the credit granted on one is known on the
+ * others before traffic starts. Its notice reaches them asynchronously (and a kill may take the
+ * listening connection first); an instance that has not heard of it serves the project unbilled
+ * until it does, which would count against the ledgers here without being a settlement fault.
+ */
+export const reloadPolicies = (gws: ReadonlyArray<TestGateway>) =>
+  Promise.all(gws.map((gw) => gw.runtime.runPromise(Effect.flatMap(Admission, (admission) => admission.refresh))))
 
 /** The three ledgers of one project, read past the gateway: what must agree to the cent. */
 export interface MoneyFigures {

@@ -4,6 +4,7 @@ import { SqlClient } from "effect/sql"
 import { Accounts } from "../../../src/Services/Accounts/Accounts.ts"
 import { reconcile } from "../../../src/Services/Billing/BillingReconcile.ts"
 import { credit, reserve } from "../../../src/Services/Billing/BillingStore.ts"
+import { takeLease } from "../../../src/Services/Billing/LeaseStore.ts"
 import { makeUsageWriter } from "../../../src/Services/Usage/UsageWriter.ts"
 import { usageEvent } from "../../support/UsageEvents.ts"
 import { useGateway } from "../../support/UseGateway.ts"
@@ -74,5 +75,33 @@ describe("settlement with the usage ledger", () => {
     expect(result.second).toMatchObject({ settled: 0, released: 0 })
     expect(result.figures).toMatchObject({ balance: String(1_000_000 - 42_000), settled: "42000", settlements: "1", held: "1" })
     expect(result.left).toEqual([expect.stringMatching(/-live$/)])
+  })
+
+  it("leased requests written twice settle once and lower their lease once; reconciliation past the lease's TTL adds nothing", async () => {
+    const result = await gw.runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const project = yield* (yield* Accounts).createProject("leased")
+        yield* credit(sql, { projectId: project.id, amount: 1_000_000n, kind: "grant", note: null, requestId: null })
+        const now = Date.now()
+        const leaseId = `lease:test-${project.id}:k1:0`
+        const taken = yield* takeLease(sql, { projectId: project.id, keyId: "k1", leaseId, grow: false, want: 100_000n, least: 100_000n, ttlMs: 60_000, now })
+        const ids = [1, 2, 3].map((i) => `${project.id}-leased-${i}`)
+        const batch = ids.map((id, i) =>
+          usageEvent({ requestId: id, occurredAt: now, costNanoUsd: 1_000 * (i + 1), settlement: { projectId: project.id, keyId: "k1", leaseId } }))
+        const writer = makeUsageWriter(sql)
+        yield* writer.insert(batch)
+        yield* writer.insert(batch)
+        const lease = () => Effect.map(sql<{ amount: string }>`SELECT amount_nano::text AS amount FROM reservations WHERE id = ${leaseId}`, (rows) => rows[0]?.amount)
+        const afterWrites = yield* lease()
+        const reconciled = yield* reconcile(sql, now + 120_000)
+        return { taken, afterWrites, reconciled, figures: yield* figures(sql, project.id) }
+      })
+    )
+    expect(result.taken).toEqual({ _tag: "Granted", granted: 100_000n })
+    // Lowered by the costs once: the room others see did not change when the balance fell.
+    expect(result.afterWrites).toBe(String(100_000 - 6_000))
+    expect(result.reconciled).toMatchObject({ settled: 0, released: 0 })
+    expect(result.figures).toEqual({ balance: String(1_000_000 - 6_000), held: "1", settled: "6000", settlements: "3" })
   })
 })

@@ -14,6 +14,7 @@ import { ModelCatalog } from "../../../src/Services/Catalog/ModelCatalog.ts"
 import { ProviderRegistry } from "../../../src/Services/Routing/ProviderRegistry.ts"
 import { ProviderRouter } from "../../../src/Services/Routing/ProviderRouter.ts"
 import { AttemptLog } from "../../../src/Services/Routing/RoutedAttempts.ts"
+import { within } from "../../../src/Streams/Deadline.ts"
 
 /** One scripted provider call: succeed, fail with an HTTP status (and retry-after), or never answer. */
 export type Step = "ok" | "hang" | { readonly status: number; readonly retryAfter?: number } | { readonly streamFailAfterCommit: true }
@@ -35,12 +36,14 @@ const scripted = (id: string, steps: Array<Step>, calls: Array<string>): ChatPro
   const next = (): Step => steps.shift() ?? "ok"
   return {
     id,
-    complete: () =>
+    complete: (_request, _target, deadline) =>
       Effect.suspend(() => {
         calls.push(id)
         const step = next()
         if (step === "ok") return Effect.succeed(completion)
-        if (step === "hang") return Effect.never
+        // A provider that never answers: as an adapter's upstream exchange does, the call ends
+        // with the deadline's error when the routing deadline the router passes runs out.
+        if (step === "hang") return deadline === undefined ? Effect.never : within(Effect.never, deadline)
         if ("status" in step) return Effect.fail(failWith(id, step.status, step.retryAfter))
         return Effect.succeed(completion)
       }),
