@@ -218,7 +218,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.settle("failed", timeoutFailure(this.provider, what))
   }
 
-  /** The routing deadline passed: any live -> failed, with the deadline's error. */
+  /** The routing deadline passed: a live state -> failed, with the deadline's error. */
   private cutOff(error: GatewayError): void {
     if (this.settled) return
     this.settle("failed", error)
