@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
@@ -10,6 +11,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration suites start servers and databases; keep files in separate processes.
     pool: "forks",
+    // At least two files at a time, even on a 2-core machine (vitest's default there is one): most
+    // files wait on child processes and sockets, so the second worker fills idle CPU (13 -> 9.5 min
+    // on 2 cores). The suite's own rule (no timing assumptions, green on a loaded machine) is what
+    // makes this safe.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { concurrent: false }
   }
 })
