@@ -1,7 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type { RedisClient } from "../Routing/RedisConnection.ts"
+import { type RedisClient, redisScript } from "../Routing/RedisConnection.ts"
 import { SlidingWindows, type WindowCharge, type WindowDecision, windowMs, type WindowState } from "./SlidingWindows.ts"
 
 /** The rate-limit store did not answer (Redis away); the caller applies `limits.on_store_failure`. */
@@ -112,13 +112,16 @@ for i = 1, n do
 end
 return 1`
 
+const acquire = redisScript(acquireScript)
+const adjust = redisScript(adjustScript)
+
 export const redisWindowStore = (client: RedisClient, prefix: string): WindowStore => {
   const keysOf = (ids: ReadonlyArray<string>) => ids.flatMap((id) => [`${prefix}rl:${id}:log`, `${prefix}rl:${id}:total`])
   const call = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (cause) => new WindowStoreFailure({ cause }) })
   const decide = (charges: ReadonlyArray<WindowCharge>, ticket: string) =>
     Effect.map(
       call(() =>
-        client.eval(acquireScript, {
+        acquire(client, {
           keys: keysOf(charges.map((c) => c.id)),
           arguments: [String(windowMs), ticket, ...charges.flatMap((c) => [String(c.limit), String(Math.round(c.weight))])]
         })
@@ -144,7 +147,7 @@ export const redisWindowStore = (client: RedisClient, prefix: string): WindowSto
         ? Effect.void
         : Effect.asVoid(
           call(() =>
-            client.eval(adjustScript, {
+            adjust(client, {
               keys: keysOf(corrections.map((c) => c.id)),
               arguments: [ticket, ...corrections.flatMap((c) => [String(Math.round(c.from)), String(Math.round(c.to))])]
             })

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { RoutingSettings } from "../../Domain/GatewayConfig.ts"
-import type { RedisClient } from "./RedisConnection.ts"
+import { type RedisClient, redisScript } from "./RedisConnection.ts"
 
 /** The circuit-breaker state of every instance, as one shared store reports it. */
 export interface HealthSnapshot {
@@ -63,6 +63,7 @@ if failures >= tonumber(ARGV[2]) then target = math.max(target, tonumber(ARGV[3]
 target = math.max(target, tonumber(ARGV[5]))
 if target > current then redis.call('HSET', KEYS[2], ARGV[1], tostring(target)) end
 return failures`
+const recordFailure = redisScript(recordFailureScript)
 
 /** Two hashes under `prefix`: consecutive failures and open-until (unix ms) per deployment. */
 export const redisHealthStore = (client: RedisClient, settings: RoutingSettings, prefix: string): SharedHealthStore => {
@@ -81,7 +82,7 @@ export const redisHealthStore = (client: RedisClient, settings: RoutingSettings,
     recordFailure: (key, { now, retryAfterMs }) =>
       Effect.asVoid(
         call(() =>
-          client.eval(recordFailureScript, {
+          recordFailure(client, {
             keys: [failuresKey, openKey],
             arguments: [
               key,

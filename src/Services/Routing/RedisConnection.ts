@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -10,11 +11,31 @@ export interface RedisClient {
   readonly isReady: boolean
   hGetAll(key: string): Promise<Record<string, string>>
   hDel(key: string, field: string): Promise<number>
-  eval(script: string, options: { readonly keys: Array<string>; readonly arguments: Array<string> }): Promise<unknown>
+  eval(script: string, options: ScriptArguments): Promise<unknown>
+  evalSha(sha1: string, options: ScriptArguments): Promise<unknown>
   connect(): Promise<unknown>
   close(): Promise<unknown>
   destroy(): void
   on(event: "error", listener: (error: unknown) => void): unknown
+}
+
+export interface ScriptArguments {
+  readonly keys: Array<string>
+  readonly arguments: Array<string>
+}
+
+/**
+ * A Lua script run by its SHA1 (EVALSHA), so that its text (a kilobyte or two, sent and hashed on
+ * every EVAL) crosses the wire only when Redis lacks it: on first use, after a restart or a
+ * SCRIPT FLUSH, Redis answers NOSCRIPT and the script is sent whole once (EVAL, which also
+ * caches it). NOSCRIPT is the reply's error code, its first word by the protocol.
+ */
+export const redisScript = (source: string) => {
+  const sha1 = createHash("sha1").update(source).digest("hex")
+  return (client: RedisClient, options: ScriptArguments): Promise<unknown> =>
+    client.evalSha(sha1, options).catch((error: unknown) =>
+      error instanceof Error && error.message.startsWith("NOSCRIPT") ? client.eval(source, options) : Promise.reject(error)
+    )
 }
 
 export class RedisStartError extends Data.TaggedError("RedisStartError")<{ readonly message: string }> {}
