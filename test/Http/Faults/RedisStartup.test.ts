@@ -13,7 +13,8 @@ interface Exited {
   readonly code: number | null
   readonly signal: NodeJS.Signals | null
   readonly stderr: string
-  readonly afterMs: number
+  /** When it exited (epoch ms). */
+  readonly exitedAt: number
 }
 
 /** The fault matrix's Redis at start-up: it never answers (a proxy that resets every connection). */
@@ -52,7 +53,6 @@ describe("fault matrix: Redis unreachable at start-up", () => {
       }
       if (storage.databaseUrl === undefined) delete env["DATABASE_URL"]
       else env["DATABASE_URL"] = Redacted.value(storage.databaseUrl)
-      const started = Date.now()
       const child = spawn(process.execPath, ["src/main.ts"], { env, stdio: ["ignore", "ignore", "pipe"] })
       children.push(child)
       let stderr = ""
@@ -66,7 +66,7 @@ describe("fault matrix: Redis unreachable at start-up", () => {
       }, 20)
       child.once("exit", (code, signal) => {
         clearInterval(poll)
-        resolve({ code, signal, stderr, afterMs: Date.now() - started })
+        resolve({ code, signal, stderr, exitedAt: Date.now() })
       })
     })
 
@@ -86,9 +86,10 @@ describe("fault matrix: Redis unreachable at start-up", () => {
     expect(signalledAt).toBeGreaterThan(0)
     expect(exited.signal).toBeNull()
     expect(exited.stderr).not.toContain("Error")
-    // Well within the wait of 600 s: the process obeyed the signal.
-    expect(exited.afterMs).toBeLessThan(30_000)
-  }, 60_000)
+    // Well within the wait of 600 s: the process obeyed the signal. Timed from the signal, not
+    // from the spawn: on a loaded machine the start-up before it can take tens of seconds.
+    expect(exited.exitedAt - signalledAt).toBeLessThan(30_000)
+  }, 120_000)
 
   it("with redis_unavailable: local (the default), the gateway starts and serves on process-local state", async () => {
     upstream.always({ kind: "json", status: 200, body: openAiCompletion({ content: "no redis needed" }) })
