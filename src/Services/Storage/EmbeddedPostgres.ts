@@ -66,12 +66,6 @@ export interface EmbeddedServer {
 }
 
 /**
- * Opens PGlite on `dataDir/pg` and serves it on `socketPath`. Only one process may open an
- * on-disk PGlite: the data directory is locked by pid from before PGlite opens until after it
- * closed, so a CLI started while the gateway boots waits for the socket instead of opening the
- * same files. Rejects with a one-line message.
- */
-/**
  * The socket server answers each protocol message a client sends in a write of its own: a
  * statement from the gateway's driver is four (Parse, Bind, Execute, Sync), so four syscalls here
  * and up to four reads and parses in the gateway. Corking a connection at its first write in a
@@ -99,6 +93,12 @@ const corkEachTick = (server: object): void => {
   })
 }
 
+/**
+ * Opens PGlite on `dataDir/pg` and serves it on `socketPath`. Only one process may open an
+ * on-disk PGlite: the data directory is locked by pid from before PGlite opens until after it
+ * closed, so a CLI started while the gateway boots waits for the socket instead of opening the
+ * same files. Rejects with a one-line message.
+ */
 export const startEmbeddedServer = async (dataDir: string, socketPath: string): Promise<EmbeddedServer> => {
   const pgDir = NodePath.join(NodePath.resolve(dataDir), "pg")
   try {

@@ -137,10 +137,9 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
       if (billed.length === 0) return yield* Effect.asVoid(sql.unsafe(statement, [json]))
       // Billed events: their settlements in the same transaction, for exactly the rows this
       // statement inserted, so a usage row and its settlement are durable together, and a
-      // batch written again after a lost answer settles nothing twice.
-      // The inserted ids come back as one JSON array in one row rather than a row each: the
-      // embedded database's socket sends every result row in a write of its own, which cost the
-      // gateway a read and a parse per billed request.
+      // batch written again after a lost answer settles nothing twice. The inserted ids come back
+      // as one JSON array in one row (`insertedIds`): a row each cost the embedded database's
+      // socket a write and the gateway a read and a parse per billed request.
       yield* transactionInTurn(
         sql,
         Effect.flatMap(sql.unsafe<{ ids: string }>(`WITH inserted AS (${statement} RETURNING request_id) ${insertedIds}`, [json]), (answer) =>
