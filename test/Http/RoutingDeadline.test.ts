@@ -9,12 +9,33 @@ import { useGateway } from "../support/UseGateway.ts"
  * request's deadline (no watcher fiber), the upstream connection is closed, and the attempt
  * is logged as cancelled rather than held against the provider's health.
  */
+// Every adapter kind, not only OpenAI's: the router runs no watcher of its own, so an adapter that
+// ignored the deadline it is handed would hold the request past it.
+const otherKinds = [
+  { kind: "anthropic", path: "/v1" },
+  { kind: "gemini", path: "/v1beta" },
+  { kind: "openai-compatible", path: "/v1" }
+] as const
+
 describe("the routing deadline over HTTP", () => {
   const gw = useGateway({
     config: ({ upstream }) => ({
       routing: { deadline_ms: 700, attempts_per_model: 3, base_backoff_ms: 1, max_backoff_ms: 5, failure_threshold: 1 },
-      providers: [{ id: "slow", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "k", timeouts: { first_byte_ms: 30_000 } }],
-      models: [{ id: "patient", kind: "chat", deployments: [{ provider: "slow", model: "m" }] }]
+      providers: [
+        { id: "slow", kind: "openai", base_url: `${upstream.url}/v1`, api_key: "k", timeouts: { first_byte_ms: 30_000 } },
+        ...otherKinds.map(({ kind, path }) => ({
+          id: `slow-${kind}`,
+          kind,
+          ...(kind === "openai-compatible" ? { profile: "vllm" } : {}),
+          base_url: `${upstream.url}${path}`,
+          api_key: "k",
+          timeouts: { first_byte_ms: 30_000 }
+        }))
+      ],
+      models: [
+        { id: "patient", kind: "chat", deployments: [{ provider: "slow", model: "m" }] },
+        ...otherKinds.map(({ kind }) => ({ id: `patient-${kind}`, kind: "chat", deployments: [{ provider: `slow-${kind}`, model: "m" }] }))
+      ]
     })
   })
   const { upstream } = gw
@@ -51,5 +72,20 @@ describe("the routing deadline over HTTP", () => {
     upstream.reply({ kind: "json", status: 200, body: { id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } })
     const again = await ask()
     expect(again.status).toBe(200)
+  })
+
+  it.each(otherKinds.map(({ kind }) => kind))("ends a %s call at the deadline too, closing its upstream call", async (kind) => {
+    upstream.reset()
+    upstream.always({ kind: "hang" })
+    const closed = upstream.nextEarlyClose()
+    const started = Date.now()
+    const res = await gw.postJson("/v1/chat/completions", { model: `patient-${kind}`, messages: [{ role: "user", content: "hi" }] })
+    const elapsed = Date.now() - started
+    expect(res.status).toBe(504)
+    const body = (await res.json()) as { error: { type: string; message: string } }
+    expect(body.error.message).toContain("within 700 ms")
+    expect(elapsed).toBeGreaterThanOrEqual(650)
+    await closed
+    expect(upstream.requests).toHaveLength(1)
   })
 })
