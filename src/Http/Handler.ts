@@ -13,22 +13,25 @@ import { type Dialect, errorCodeOf, statusIn } from "../Dialects/DialectErrors.t
 import { errorResponse } from "./ErrorResponse.ts"
 import { noteError } from "./AccessLogNotes.ts"
 
-// Keyed by the platform's request object (Node's message), which lives exactly as long as the
+// Kept on the platform's request object (Node's message), which lives exactly as long as the
 // request: the id costs no context entry, and whatever serves the request finds the same one.
-const requestIds = new WeakMap<object, string>()
+// A symbol-keyed property rather than a WeakMap entry: every message takes the same shape
+// transition, and a read is a property load instead of an ephemeron-table lookup (which also
+// costs the garbage collector per entry).
+const requestIdKey = Symbol("gateway/requestId")
+
+interface WithRequestId {
+  [requestIdKey]?: string
+}
 
 /** The id of a request; sent back as `x-request-id` and written to its logs and usage. */
 export const requestIdOf = (request: HttpServerRequest.HttpServerRequest): string => {
-  let id = requestIds.get(request.source)
-  if (id === undefined) {
-    id = Ids.requestId()
-    requestIds.set(request.source, id)
-  }
-  return id
+  const source = request.source as WithRequestId
+  return source[requestIdKey] ??= Ids.requestId()
 }
 
 /** The id a request was given, if any (by Node's request object); for the access log. */
-export const knownRequestId = (source: object): string | undefined => requestIds.get(source)
+export const knownRequestId = (source: object): string | undefined => (source as WithRequestId)[requestIdKey]
 
 /** The id of the request being served. */
 export const currentRequestId: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest> = Effect.map(

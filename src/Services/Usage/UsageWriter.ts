@@ -8,30 +8,44 @@ import { type Settlement, settleMany } from "../Billing/BillingSettlement.ts"
 import { exclusively, transaction, transactionInTurn } from "../Billing/BillingStore.ts"
 import { ensureMonthlyPartitions } from "./UsagePartitions.ts"
 
-const eventColumns = [
-  "occurred_at",
-  "project_seq",
-  "key_seq",
-  "endpoint",
-  "requested_model",
-  "used_model",
-  "provider",
-  "status",
-  "cancelled",
-  "streamed",
-  "prompt_tokens",
-  "completion_tokens",
-  "cached_tokens",
-  "cache_write_tokens",
-  "units",
-  "latency_ms",
-  "ttft_ms",
-  "attempts",
-  "cost_nano_usd",
-  "request_id",
-  "detail",
-  "trace_id"
-].join(", ")
+// Each row goes to the database as a JSON array, in this order, and is cast column by column
+// (`rowsStatement`): the keys of an object per row made the batch's text 3.5 times longer, and
+// cost the gateway about 2 us a row to write and the database about as much to match.
+const eventColumns: ReadonlyArray<readonly [string, string]> = [
+  ["occurred_at", "timestamptz"],
+  ["project_seq", "integer"],
+  ["key_seq", "integer"],
+  ["endpoint", "smallint"],
+  ["requested_model", "integer"],
+  ["used_model", "integer"],
+  ["provider", "integer"],
+  ["status", "smallint"],
+  ["cancelled", "boolean"],
+  ["streamed", "boolean"],
+  ["prompt_tokens", "integer"],
+  ["completion_tokens", "integer"],
+  ["cached_tokens", "integer"],
+  ["cache_write_tokens", "integer"],
+  ["units", "real"],
+  ["latency_ms", "integer"],
+  ["ttft_ms", "integer"],
+  ["attempts", "smallint"],
+  ["cost_nano_usd", "bigint"],
+  ["request_id", "text"],
+  ["detail", "jsonb"],
+  ["trace_id", "text"]
+]
+
+/**
+ * One batch of rows (one JSON parameter: an array of arrays) into `usage_events`. One parameter
+ * per batch instead of one bind parameter per value: the database unpacks it in a single pass,
+ * about half the cost per row of a VALUES list. `->>` reads an element as text (a JSON null as
+ * SQL NULL) and the cast parses it as the column's input would. A request id already written (a
+ * replayed spill, a retried batch whose commit went through) is skipped.
+ */
+const rowsStatement = `INSERT INTO usage_events (${eventColumns.map(([name]) => name).join(", ")}) SELECT ${
+  eventColumns.map(([, type], i) => `(r->>${i})::${type}`).join(", ")
+} FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT DO NOTHING`
 
 /**
  * Only what is unusual carries detail: more than one attempt, estimated tokens, the error the
@@ -104,34 +118,32 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
       yield* ensureMonthlyPartitions(sql, ensuredMonths, batch.map((e) => e.occurredAt))
       const model = yield* labelIds("model", batch.flatMap((e) => [e.requestedModel, e.usedModel].filter((m) => m !== null)))
       const provider = yield* labelIds("provider", batch.flatMap((e) => (e.provider === null ? [] : [e.provider])))
-      const rows = batch.map((e) => ({
-        occurred_at: new Date(e.occurredAt),
-        project_seq: e.projectSeq,
-        key_seq: e.keySeq,
-        endpoint: usageEndpoints[e.endpoint] ?? null,
-        requested_model: model(e.requestedModel),
-        used_model: model(e.usedModel),
-        provider: provider(e.provider),
-        status: e.status,
-        cancelled: e.cancelled,
-        streamed: e.streamed,
-        prompt_tokens: e.promptTokens,
-        completion_tokens: e.completionTokens,
-        cached_tokens: e.cachedTokens,
-        cache_write_tokens: e.cacheWriteTokens,
-        units: e.units,
-        latency_ms: Math.round(e.latencyMs),
-        ttft_ms: e.ttftMs === null ? null : Math.round(e.ttftMs),
-        attempts: Math.max(1, e.attempts.length),
-        cost_nano_usd: e.costNanoUsd,
-        request_id: e.requestId,
-        detail: detailOf(e),
-        trace_id: e.traceId ?? null
-      }))
-      // One JSON parameter per batch instead of one bind parameter per value: the database
-      // unpacks it in a single pass, about half the cost per row of a VALUES list. A request id
-      // already written (a replayed spill, a retried batch whose commit went through) is skipped.
-      const statement = `INSERT INTO usage_events (${eventColumns}) SELECT ${eventColumns} FROM json_populate_recordset(NULL::usage_events, $1::json) ON CONFLICT DO NOTHING`
+      // In `eventColumns`' order.
+      const rows = batch.map((e) => [
+        new Date(e.occurredAt),
+        e.projectSeq,
+        e.keySeq,
+        usageEndpoints[e.endpoint] ?? null,
+        model(e.requestedModel),
+        model(e.usedModel),
+        provider(e.provider),
+        e.status,
+        e.cancelled,
+        e.streamed,
+        e.promptTokens,
+        e.completionTokens,
+        e.cachedTokens,
+        e.cacheWriteTokens,
+        e.units,
+        Math.round(e.latencyMs),
+        e.ttftMs === null ? null : Math.round(e.ttftMs),
+        Math.max(1, e.attempts.length),
+        e.costNanoUsd,
+        e.requestId,
+        detailOf(e),
+        e.traceId ?? null
+      ])
+      const statement = rowsStatement
       const json = JSON.stringify(rows)
       const billed = batch.filter((e) => e.settlement !== undefined)
       if (billed.length === 0) return yield* Effect.asVoid(sql.unsafe(statement, [json]))
