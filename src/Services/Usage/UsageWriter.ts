@@ -9,7 +9,7 @@ import { exclusively, transaction, transactionInTurn } from "../Billing/BillingS
 import { ensureMonthlyPartitions } from "./UsagePartitions.ts"
 
 // Each row goes to the database as a JSON array, in this order, and is cast column by column
-// (`rowsStatement`): the keys of an object per row made the batch's text 3.5 times longer, and
+// (`rowsInsert`): the keys of an object per row made the batch's text 3.5 times longer, and
 // cost the gateway about 2 us a row to write and the database about as much to match.
 const eventColumns: ReadonlyArray<readonly [string, string]> = [
   ["occurred_at", "timestamptz"],
@@ -40,12 +40,20 @@ const eventColumns: ReadonlyArray<readonly [string, string]> = [
  * One batch of rows (one JSON parameter: an array of arrays) into `usage_events`. One parameter
  * per batch instead of one bind parameter per value: the database unpacks it in a single pass,
  * about half the cost per row of a VALUES list. `->>` reads an element as text (a JSON null as
- * SQL NULL) and the cast parses it as the column's input would. A request id already written (a
- * replayed spill, a retried batch whose commit went through) is skipped.
+ * SQL NULL) and the cast parses it as the column's input would.
  */
-const rowsStatement = `INSERT INTO usage_events (${eventColumns.map(([name]) => name).join(", ")}) SELECT ${
+const rowsInsert = `INSERT INTO usage_events (${eventColumns.map(([name]) => name).join(", ")}) SELECT ${
   eventColumns.map(([, type], i) => `(r->>${i})::${type}`).join(", ")
-} FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT DO NOTHING`
+} FROM jsonb_array_elements($1::jsonb) AS r`
+
+/**
+ * The same, skipping each row whose request id is already there (a replayed spill, a retried
+ * batch whose commit went through). Only after `rowsInsert` met such a row: checking every row
+ * for a conflict first cost PGlite about a third of a row's insert (26 against 17 us).
+ */
+const rowsInsertSkippingWritten = `${rowsInsert} ON CONFLICT DO NOTHING`
+
+const isUniqueViolation = (error: SqlError.SqlError): boolean => error.reason._tag === "UniqueViolation"
 
 /**
  * Only what is unusual carries detail: more than one attempt, estimated tokens, the error the
@@ -143,20 +151,24 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
         detailOf(e),
         e.traceId ?? null
       ])
-      const statement = rowsStatement
       const json = JSON.stringify(rows)
       const billed = batch.filter((e) => e.settlement !== undefined)
-      if (billed.length === 0) return yield* Effect.asVoid(sql.unsafe(statement, [json]))
-      // Billed events: their settlements in the same transaction, for exactly the rows this
+      // Billed events: their settlements in the same transaction, for exactly the rows the
       // statement inserted, so a usage row and its settlement are durable together, and a
       // batch written again after a lost answer settles nothing twice. The inserted ids come back
       // as one JSON array in one row (`insertedIds`): a row each cost the embedded database's
       // socket a write and the gateway a read and a parse per billed request.
-      yield* transactionInTurn(
-        sql,
-        Effect.flatMap(sql.unsafe<{ ids: string }>(`WITH inserted AS (${statement} RETURNING request_id) ${insertedIds}`, [json]), (answer) =>
-          settleMany(sql, settlementsOf(billed, new Set(idsOf(answer))), Date.now()))
-      )
+      const write = (statement: string): Effect.Effect<void, SqlError.SqlError> =>
+        billed.length === 0
+          ? Effect.asVoid(sql.unsafe(statement, [json]))
+          : transactionInTurn(
+            sql,
+            Effect.flatMap(sql.unsafe<{ ids: string }>(`WITH inserted AS (${statement} RETURNING request_id) ${insertedIds}`, [json]), (answer) =>
+              settleMany(sql, settlementsOf(billed, new Set(idsOf(answer))), Date.now()))
+          )
+      // A statement that fails writes nothing (nor does its transaction), so the batch is simply
+      // written again, skipping what is already there.
+      yield* Effect.catchIf(write(rowsInsert), isUniqueViolation, () => write(rowsInsertSkippingWritten))
     }))
 
   /**
