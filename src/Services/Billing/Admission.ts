@@ -145,14 +145,18 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
             })
           )
         const amount = BigInt(Math.max(0, Math.ceil(ask.nanoUsd)))
-        const direct = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          reserve(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, amount, ttlMs, now }))
-        // From this instance's slice when the key is busy enough to hold one, else a hold of its own.
-        const held: Effect.Effect<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>, SqlError.SqlError> = leases === undefined
-          ? direct
-          : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.flatMap(leases.decide(principal.projectId, principal.keyId, amount, now), (leased) =>
-              leased._tag === "Direct" ? direct : Effect.succeed<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>>(leased)))
+        // Built only when the slice could not admit the request (a function: the busy key's usual
+        // case never needs them).
+        const fromStore = (): Effect.Effect<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>, SqlError.SqlError> => {
+          const direct = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            reserve(sql, { projectId: principal.projectId, keyId: principal.keyId, reservationId: requestId, amount, ttlMs, now }))
+          // From this instance's slice when the key is busy enough to hold one, else a hold of its own.
+          return leases === undefined
+            ? direct
+            : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              Effect.flatMap(leases.decide(principal.projectId, principal.keyId, amount, now), (leased) =>
+                leased._tag === "Direct" ? direct : Effect.succeed<ReserveOutcome | Exclude<LeaseAdmission, { _tag: "Direct" }>>(leased)))
+        }
         // A busy key's usual case: admitted from this instance's slice, no effect to run, no timer.
         const local = billed && amount > 0n && leases !== undefined
           ? leases.admitLocally(principal.projectId, principal.keyId, amount, clock.currentTimeMillisUnsafe())
@@ -161,11 +165,9 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
           stats.reserved++
           stats.leased++
         }
-        const reserved = !billed || amount === 0n
+        const reserved = (): Effect.Effect<Held, GatewayError> => !billed || amount === 0n
           ? Effect.succeed<Held>(false)
-          : local !== undefined && local._tag === "Leased"
-          ? Effect.succeed<Held>(local)
-          : held.pipe(
+          : fromStore().pipe(
             Effect.timeoutOrElse({ duration: storageTimeout, orElse: () => Effect.fail("timeout" as const) }),
             Effect.matchEffect({
               onFailure: (cause) => {
@@ -195,28 +197,32 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
               }
             })
           )
-        // Refused by a rate limit after its admission from the slice: the hold goes back, unspent.
-        const checked = local !== undefined && local._tag === "Leased" ? Effect.onError(limited, () => Effect.sync(() => local.settle(0n))) : limited
-        return Effect.flatMap(checked, (headers) =>
-          Effect.map(reserved, (held): AdmissionTicket => ({
-            headers,
-            settle: (costNanoUsd, tokens) => {
-              const correct = tokens === ask.tokens ? Effect.void : release(tokens)
-              if (typeof held === "boolean") return correct
-              const cost = BigInt(Math.max(0, Math.round(costNanoUsd)))
-              return Effect.andThen(correct, Effect.sync(() => {
-                held.settle(cost)
-                stats.settled++
-              }))
-            },
-            // The usage ledger writes the settlement with the usage row (BillingSettlement.ts):
-            // against the lease the request was admitted from, or its own reservation.
-            billedTo: !billed
-              ? undefined
-              : typeof held === "boolean"
-              ? { projectId: principal.projectId, keyId: principal.keyId }
-              : { projectId: principal.projectId, keyId: principal.keyId, leaseId: held.leaseId }
-          })))
+        const ticketOf = (headers: Readonly<Record<string, string>> | undefined, held: Held): AdmissionTicket => ({
+          headers,
+          settle: (costNanoUsd, tokens) => {
+            const correct = tokens === ask.tokens ? Effect.void : release(tokens)
+            if (typeof held === "boolean") return correct
+            const cost = BigInt(Math.max(0, Math.round(costNanoUsd)))
+            return Effect.andThen(correct, Effect.sync(() => {
+              held.settle(cost)
+              stats.settled++
+            }))
+          },
+          // The usage ledger writes the settlement with the usage row (BillingSettlement.ts):
+          // against the lease the request was admitted from, or its own reservation.
+          billedTo: !billed
+            ? undefined
+            : typeof held === "boolean"
+            ? { projectId: principal.projectId, keyId: principal.keyId }
+            : { projectId: principal.projectId, keyId: principal.keyId, leaseId: held.leaseId }
+        })
+        if (local !== undefined && local._tag === "Leased") {
+          // Admitted from the slice with no rate limit to ask: decided, nothing to wait for.
+          if (charges.length === 0) return Effect.succeed(ticketOf(undefined, local))
+          // Refused by a rate limit after its admission from the slice: the hold goes back, unspent.
+          return Effect.map(Effect.onError(limited, () => Effect.sync(() => local.settle(0n))), (headers) => ticketOf(headers, local))
+        }
+        return Effect.flatMap(limited, (headers) => Effect.map(reserved(), (held) => ticketOf(headers, held)))
       }
 
       // Asks the windows only for a caller last seen at a limit; a store that does not answer
