@@ -8,6 +8,10 @@ export default defineConfig({
     // Fails any file whose output or response bodies hold a configured provider key.
     setupFiles: ["test/support/SecretScan.ts"],
     testTimeout: 30_000,
+    // `expect.poll` waits for a state the gateway reaches by itself (a closed stream counted down, a
+    // span exported); its default of 1 s failed on a loaded 2-core machine. It still fails if the
+    // state never comes.
+    expect: { poll: { timeout: 20_000 } },
     hookTimeout: 60_000,
     // Integration suites start servers and databases; keep files in separate processes.
     pool: "forks",
