@@ -8,32 +8,39 @@ import { type Settlement, settleMany } from "../Billing/BillingSettlement.ts"
 import { exclusively, transaction, transactionInTurn } from "../Billing/BillingStore.ts"
 import { ensureMonthlyPartitions } from "./UsagePartitions.ts"
 
-// Each row goes to the database as a JSON array, in this order, and is cast column by column
-// (`rowsInsert`): the keys of an object per row made the batch's text 3.5 times longer, and
-// cost the gateway about 2 us a row to write and the database about as much to match.
-const eventColumns: ReadonlyArray<readonly [string, string]> = [
-  ["occurred_at", "timestamptz"],
-  ["project_seq", "integer"],
-  ["key_seq", "integer"],
-  ["endpoint", "smallint"],
-  ["requested_model", "integer"],
-  ["used_model", "integer"],
-  ["provider", "integer"],
-  ["status", "smallint"],
-  ["cancelled", "boolean"],
-  ["streamed", "boolean"],
-  ["prompt_tokens", "integer"],
-  ["completion_tokens", "integer"],
-  ["cached_tokens", "integer"],
-  ["cache_write_tokens", "integer"],
-  ["units", "real"],
-  ["latency_ms", "integer"],
-  ["ttft_ms", "integer"],
-  ["attempts", "smallint"],
-  ["cost_nano_usd", "bigint"],
-  ["request_id", "text"],
-  ["detail", "jsonb"],
-  ["trace_id", "text"]
+/** The `usage_labels` ids of a batch's model and provider names. */
+interface LabelIds {
+  readonly model: (name: string | null) => number | null
+  readonly provider: (name: string | null) => number | null
+}
+
+// Each row goes to the database as a JSON array of these values, in this order, and is cast
+// column by column (`rowsInsert`): the keys of an object per row made the batch's text 3.5 times
+// longer, and cost the gateway about 2 us a row to write and the database about as much to match.
+// A column's name, type and value sit on one line, so the array cannot drift from the columns.
+const eventColumns: ReadonlyArray<readonly [string, string, (e: UsageEvent, ids: LabelIds) => unknown]> = [
+  ["occurred_at", "timestamptz", (e) => new Date(e.occurredAt)],
+  ["project_seq", "integer", (e) => e.projectSeq],
+  ["key_seq", "integer", (e) => e.keySeq],
+  ["endpoint", "smallint", (e) => usageEndpoints[e.endpoint] ?? null],
+  ["requested_model", "integer", (e, ids) => ids.model(e.requestedModel)],
+  ["used_model", "integer", (e, ids) => ids.model(e.usedModel)],
+  ["provider", "integer", (e, ids) => ids.provider(e.provider)],
+  ["status", "smallint", (e) => e.status],
+  ["cancelled", "boolean", (e) => e.cancelled],
+  ["streamed", "boolean", (e) => e.streamed],
+  ["prompt_tokens", "integer", (e) => e.promptTokens],
+  ["completion_tokens", "integer", (e) => e.completionTokens],
+  ["cached_tokens", "integer", (e) => e.cachedTokens],
+  ["cache_write_tokens", "integer", (e) => e.cacheWriteTokens],
+  ["units", "real", (e) => e.units],
+  ["latency_ms", "integer", (e) => Math.round(e.latencyMs)],
+  ["ttft_ms", "integer", (e) => (e.ttftMs === null ? null : Math.round(e.ttftMs))],
+  ["attempts", "smallint", (e) => Math.max(1, e.attempts.length)],
+  ["cost_nano_usd", "bigint", (e) => e.costNanoUsd],
+  ["request_id", "text", (e) => e.requestId],
+  ["detail", "jsonb", (e) => detailOf(e)],
+  ["trace_id", "text", (e) => e.traceId ?? null]
 ]
 
 /**
@@ -126,31 +133,8 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
       yield* ensureMonthlyPartitions(sql, ensuredMonths, batch.map((e) => e.occurredAt))
       const model = yield* labelIds("model", batch.flatMap((e) => [e.requestedModel, e.usedModel].filter((m) => m !== null)))
       const provider = yield* labelIds("provider", batch.flatMap((e) => (e.provider === null ? [] : [e.provider])))
-      // In `eventColumns`' order.
-      const rows = batch.map((e) => [
-        new Date(e.occurredAt),
-        e.projectSeq,
-        e.keySeq,
-        usageEndpoints[e.endpoint] ?? null,
-        model(e.requestedModel),
-        model(e.usedModel),
-        provider(e.provider),
-        e.status,
-        e.cancelled,
-        e.streamed,
-        e.promptTokens,
-        e.completionTokens,
-        e.cachedTokens,
-        e.cacheWriteTokens,
-        e.units,
-        Math.round(e.latencyMs),
-        e.ttftMs === null ? null : Math.round(e.ttftMs),
-        Math.max(1, e.attempts.length),
-        e.costNanoUsd,
-        e.requestId,
-        detailOf(e),
-        e.traceId ?? null
-      ])
+      const ids: LabelIds = { model, provider }
+      const rows = batch.map((e) => eventColumns.map(([, , value]) => value(e, ids)))
       const json = JSON.stringify(rows)
       const billed = batch.filter((e) => e.settlement !== undefined)
       if (billed.length === 0) {
