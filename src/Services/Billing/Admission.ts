@@ -161,7 +161,8 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
         const local = billed && amount > 0n && leases !== undefined
           ? leases.admitLocally(principal.projectId, principal.keyId, amount, clock.currentTimeMillisUnsafe())
           : undefined
-        if (local !== undefined && local._tag === "Leased") {
+        const leased = local?._tag === "Leased" ? local : undefined
+        if (leased !== undefined) {
           stats.reserved++
           stats.leased++
         }
@@ -216,11 +217,11 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
             ? { projectId: principal.projectId, keyId: principal.keyId }
             : { projectId: principal.projectId, keyId: principal.keyId, leaseId: held.leaseId }
         })
-        if (local !== undefined && local._tag === "Leased") {
+        if (leased !== undefined) {
           // Admitted from the slice with no rate limit to ask: decided, nothing to wait for.
-          if (charges.length === 0) return Effect.succeed(ticketOf(undefined, local))
+          if (charges.length === 0) return Effect.succeed(ticketOf(undefined, leased))
           // Refused by a rate limit after its admission from the slice: the hold goes back, unspent.
-          return Effect.map(Effect.onError(limited, () => Effect.sync(() => local.settle(0n))), (headers) => ticketOf(headers, local))
+          return Effect.map(Effect.onError(limited, () => Effect.sync(() => leased.settle(0n))), (headers) => ticketOf(headers, leased))
         }
         return Effect.flatMap(limited, (headers) => Effect.map(reserved(), (held) => ticketOf(headers, held)))
       }

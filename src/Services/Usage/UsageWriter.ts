@@ -137,31 +137,28 @@ export const makeUsageWriter = (sql: SqlClient.SqlClient) => {
       const rows = batch.map((e) => eventColumns.map(([, , value]) => value(e, ids)))
       const json = JSON.stringify(rows)
       const billed = batch.filter((e) => e.settlement !== undefined)
-      if (billed.length === 0) {
-        // A statement that fails writes nothing, so the batch is simply written again, skipping
-        // what is already there.
-        return yield* Effect.catchIf(
-          Effect.asVoid(sql.unsafe(rowsInsert, [json])),
-          isUniqueViolation,
-          () => Effect.asVoid(sql.unsafe(rowsInsertSkippingWritten, [json]))
-        )
-      }
       // Billed events: their settlements in the same transaction as their usage rows, so the two
       // are durable together, and only for rows this transaction inserted, so a batch written
       // again after a lost answer settles nothing twice. `rowsInsert` inserts every row or fails
       // (and the transaction with it): then all of them are settled. The second try reports
       // which rows it inserted, as one JSON array in one row (`insertedIds`; a row each cost
       // the embedded database's socket a write and the gateway a read and a parse per request).
-      const settleAll = transactionInTurn(
-        sql,
-        Effect.flatMap(sql.unsafe(rowsInsert, [json]), () => settleMany(sql, settlementsOf(billed, undefined), Date.now()))
-      )
-      const settleInserted = transactionInTurn(
-        sql,
-        Effect.flatMap(sql.unsafe<{ ids: string }>(`WITH inserted AS (${rowsInsertSkippingWritten} RETURNING request_id) ${insertedIds}`, [json]), (answer) =>
-          settleMany(sql, settlementsOf(billed, new Set(idsOf(answer))), Date.now()))
-      )
-      yield* Effect.catchIf(settleAll, isUniqueViolation, () => settleInserted)
+      const [all, skipping] = billed.length === 0
+        ? [Effect.asVoid(sql.unsafe(rowsInsert, [json])), Effect.asVoid(sql.unsafe(rowsInsertSkippingWritten, [json]))]
+        : [
+          transactionInTurn(
+            sql,
+            Effect.flatMap(sql.unsafe(rowsInsert, [json]), () => settleMany(sql, settlementsOf(billed, undefined), Date.now()))
+          ),
+          transactionInTurn(
+            sql,
+            Effect.flatMap(sql.unsafe<{ ids: string }>(`WITH inserted AS (${rowsInsertSkippingWritten} RETURNING request_id) ${insertedIds}`, [json]), (answer) =>
+              settleMany(sql, settlementsOf(billed, new Set(idsOf(answer))), Date.now()))
+          )
+        ]
+      // A statement (or transaction) that fails writes nothing, so the batch is simply written
+      // again, skipping what is already there.
+      yield* Effect.catchIf(all, isUniqueViolation, () => skipping)
     }))
 
   /**
