@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { watchBodyStall } from "./JsonBody.ts"
+import { watchBodyStall } from "./BodyStallWatch.ts"
 
 /**
  * The most of an unread request body the server reads and drops after a refusal (see

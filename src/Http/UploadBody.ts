@@ -4,7 +4,7 @@ import * as NodeMultipart from "@effect/platform-node/NodeMultipart"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Multipart from "effect/http/Multipart"
-import { watchBodyStall } from "./JsonBody.ts"
+import { watchBodyStall } from "./BodyStallWatch.ts"
 
 export interface UploadLimits {
   /** The whole multipart body: the file limit plus room for the form around it. */

@@ -14,7 +14,14 @@ export interface Step {
   readonly delayMs: number
 }
 
-export const deploymentKey = (deployment: Deployment): string => `${deployment.provider}/${deployment.model}`
+// Made once per deployment (the catalogue is fixed while the process runs): routing reads the
+// health maps with it several times a request, and a string made anew is hashed anew each time.
+const deploymentKeys = new WeakMap<Deployment, string>()
+export const deploymentKey = (deployment: Deployment): string => {
+  let key = deploymentKeys.get(deployment)
+  if (key === undefined) deploymentKeys.set(deployment, (key = `${deployment.provider}/${deployment.model}`))
+  return key
+}
 
 /**
  * Weighted random order without replacement (Efraimidis-Spirakis: sort by u^(1/w)), healthy

@@ -20,8 +20,14 @@ export const ensureMonthlyPartitions = (
 ) =>
   Effect.gen(function* () {
     const months = new Map<string, readonly [number, number]>()
+    // A batch's rows are nearly always of one month: a row inside the last month seen costs two comparisons.
+    let seenFrom = 0
+    let seenTo = 0
     for (const ts of timestamps) {
+      if (ts >= seenFrom && ts < seenTo) continue
       const d = new Date(ts)
+      seenFrom = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+      seenTo = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
       for (const offset of [0, 1]) {
         const year = d.getUTCFullYear() + Math.floor((d.getUTCMonth() + offset) / 12)
         const month = (d.getUTCMonth() + offset) % 12

@@ -18,8 +18,10 @@ interface LabelIds {
 // column by column (`rowsInsert`): the keys of an object per row made the batch's text 3.5 times
 // longer, and cost the gateway about 2 us a row to write and the database about as much to match.
 // A column's name, type and value sit on one line, so the array cannot drift from the columns.
+// The time goes as epoch milliseconds (`epoch_ms`): `JSON.stringify` of a Date cost the gateway
+// about 3 us a row, twenty times a number's, and a float is cheaper for the database to read.
 const eventColumns: ReadonlyArray<readonly [string, string, (e: UsageEvent, ids: LabelIds) => unknown]> = [
-  ["occurred_at", "timestamptz", (e) => new Date(e.occurredAt)],
+  ["occurred_at", "epoch_ms", (e) => e.occurredAt],
   ["project_seq", "integer", (e) => e.projectSeq],
   ["key_seq", "integer", (e) => e.keySeq],
   ["endpoint", "smallint", (e) => usageEndpoints[e.endpoint] ?? null],
@@ -50,7 +52,7 @@ const eventColumns: ReadonlyArray<readonly [string, string, (e: UsageEvent, ids:
  * SQL NULL) and the cast parses it as the column's input would.
  */
 const rowsInsert = `INSERT INTO usage_events (${eventColumns.map(([name]) => name).join(", ")}) SELECT ${
-  eventColumns.map(([, type], i) => `(r->>${i})::${type}`).join(", ")
+  eventColumns.map(([, type], i) => type === "epoch_ms" ? `to_timestamp((r->>${i})::float8 / 1000)` : `(r->>${i})::${type}`).join(", ")
 } FROM jsonb_array_elements($1::jsonb) AS r`
 
 /**
