@@ -85,12 +85,14 @@ export class ChatCompletions extends Context.Service<
       const { config } = yield* GatewayConfigFile
       const providerKinds = new Map(config.providers.map((p) => [p.id, p.kind]))
       const providerConfigs = new Map(config.providers.map((p) => [p.id, p]))
-      // The catalogue is fixed while the process runs: one field table per provider and model, made on first use.
-      const tables = new Map<string, ProviderFields>()
+      // The catalogue is fixed while the process runs: one field table per provider and model, made
+      // on first use. Found by the two config objects, not by a key string made anew per request.
+      const tables = new WeakMap<ProviderConfig, WeakMap<ModelConfig, ProviderFields>>()
       const tableOf = (settings: ProviderConfig, model: ModelConfig): ProviderFields => {
-        const key = `${settings.id}\u0000${model.id}`
-        let table = tables.get(key)
-        if (table === undefined) tables.set(key, (table = providerFields(settings, model)))
+        let byModel = tables.get(settings)
+        if (byModel === undefined) tables.set(settings, (byModel = new WeakMap()))
+        let table = byModel.get(model)
+        if (table === undefined) byModel.set(model, (table = providerFields(settings, model)))
         return table
       }
       const reportFor = (request: ChatRequest, provider: string, model: ModelConfig): TranslationReport => {
