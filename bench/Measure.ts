@@ -58,6 +58,8 @@ export const measure = async (target: Target, scenario: Scenario, connections: n
 export interface Summary {
   readonly rounds: number
   readonly rps: number
+  /** Each round's req/s, in round order (see `throughputShare`). */
+  readonly rpsByRound: ReadonlyArray<number>
   readonly p50: number
   readonly p99: number
   readonly ttfbP50: number | undefined
@@ -85,6 +87,7 @@ export const summarise = (phases: ReadonlyArray<Phase>): Summary => {
   return {
     rounds: phases.length,
     rps: median(phases.map((p) => p.rps)),
+    rpsByRound: phases.map((p) => p.rps),
     p50: median(phases.map((p) => p.p50)),
     p99: median(phases.map((p) => p.p99)),
     ttfbP50: ttfb.length === 0 ? undefined : median(ttfb),
@@ -95,6 +98,19 @@ export const summarise = (phases: ReadonlyArray<Phase>): Summary => {
     completed,
     stealPct: median(phases.map((p) => p.stealPct))
   }
+}
+
+/**
+ * `a`'s throughput as a share of `b`'s: the median of the rounds' ratios, each of two targets
+ * measured within seconds of each other in one round. The VM's speed drifts two- or threefold
+ * within a minute, longer than a round of every target takes, so a ratio of the two medians
+ * can set one target's fast round against the other's slow one. Without rounds in common (a
+ * summary from elsewhere), the ratio of the medians.
+ */
+export const throughputShare = (a: Summary, b: Summary): number => {
+  const rounds = a.rpsByRound.length
+  if (rounds === 0 || rounds !== b.rpsByRound.length) return a.rps / b.rps
+  return median(a.rpsByRound.map((rps, i) => rps / b.rpsByRound[i]!))
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Summary } from "./Measure.ts"
+import { type Summary, throughputShare } from "./Measure.ts"
 import type { OpenStreamsResult } from "./OpenStreams.ts"
 
 export interface ScenarioResult {
@@ -15,7 +15,7 @@ const f = (value: number | undefined, digits: number) =>
   value === undefined || Number.isNaN(value) ? "-" : value.toFixed(digits)
 const signed = (value: number | undefined) =>
   value === undefined || Number.isNaN(value) ? "-" : `${value >= 0 ? "+" : ""}${value.toFixed(3)}`
-const ratio = (a: number, b: number | undefined) => (b === undefined ? "-" : `${((a / b) * 100).toFixed(0)}%`)
+const ratio = (a: Summary, b: Summary | undefined) => (b === undefined ? "-" : `${(throughputShare(a, b) * 100).toFixed(0)}%`)
 
 const header = [
   "scenario",
@@ -67,8 +67,8 @@ export const resultsTable = (results: ReadonlyArray<ScenarioResult>, targets: Re
         vsDirect && result.ttfb ? signed(s.ttfbP50! - direct!.ttfbP50!) : "",
         vsFloor && result.ttfb ? signed(s.ttfbP50! - floor!.ttfbP50!) : "",
         vsFloor && result.ttfb ? signed(s.ttfcP50! - floor!.ttfcP50!) : "",
-        vsDirect ? ratio(s.rps, direct?.rps) : "",
-        vsFloor ? ratio(s.rps, floor?.rps) : "",
+        vsDirect ? ratio(s, direct) : "",
+        vsFloor ? ratio(s, floor) : "",
         String(s.errors)
       ])
     }
@@ -145,7 +145,7 @@ export const targetChecks = (
     const gw = r?.get("gateway")
     const floor = r?.get("floor")
     if (gw === undefined || floor === undefined) continue
-    const share = gw.rps / floor.rps
+    const share = throughputShare(gw, floor)
     checks.push({
       target: `${scenario} c=64: req/s at least ${(min * 100).toFixed(0)}% of the floor's${aim}`,
       measured: `${(share * 100).toFixed(0)}%`,
