@@ -6,6 +6,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import { AppConfig } from "../Services/Config/AppConfig.ts"
 import { GatewayConfigFile } from "../Services/Config/GatewayConfigLoader.ts"
 import { bodyLimitTable, BodyLimits, JsonLimits, jsonShapeLimits } from "./BodyLimits.ts"
+import { closeIdleConnections } from "./IdleConnections.ts"
 import { BodyReadTimeout } from "./JsonBody.ts"
 import { answerClientErrors, RequestGuardLive, routerConfig } from "./RequestGuard.ts"
 import type { RouteSignature } from "./Route.ts"
@@ -36,15 +37,15 @@ export const NodeServerLive = Layer.unwrap(
     return Layer.merge(
       NodeHttpServer.layer(
         () =>
-          withAccessLog(drain.attach(answerClientErrors(
+          withAccessLog(drain.attach(answerClientErrors(closeIdleConnections(
             createServer({
               // Bodies and streams are bounded by our own limits and timeouts, not Node's.
               requestTimeout: 0,
               headersTimeout: 60_000,
-              // Longer than common load balancer idle timeouts, so they close first.
-              keepAliveTimeout: 65_000
+              // Idle connections are closed by one sweep (IdleConnections.ts), not a timer per request.
+              keepAliveTimeout: 0
             })
-          )), accessLog.mode, accessLog.writer),
+          ))), accessLog.mode, accessLog.writer),
         { port: app.port, host: app.host, gracefulShutdownTimeout: `${graceMs + stopMarginMs} millis` }
       ),
       Layer.succeed(CurrentDrain, drain)
