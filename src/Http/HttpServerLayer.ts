@@ -42,8 +42,9 @@ export const NodeServerLive = Layer.unwrap(
               // Bodies and streams are bounded by our own limits and timeouts, not Node's.
               requestTimeout: 0,
               headersTimeout: 60_000,
-              // Idle connections are closed by one sweep (IdleConnections.ts), not a timer per request.
-              keepAliveTimeout: 0
+              // Longer than common load balancer idle timeouts, so they close first. Enforced by one
+              // sweep over the connections (IdleConnections.ts), not Node's timer per request.
+              keepAliveTimeout: 65_000
             })
           ))), accessLog.mode, accessLog.writer),
         { port: app.port, host: app.host, gracefulShutdownTimeout: `${graceMs + stopMarginMs} millis` }

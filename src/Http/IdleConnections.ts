@@ -10,26 +10,32 @@ interface Seen {
   activeAt: number
 }
 
-/** A connection idle this long is closed (longer than common load balancer idle timeouts, so they close first). */
-export const idleConnectionMs = 65_000
+/** Node's own timer per socket, which this replaces: every call is Node's keep-alive handling (see below). */
+function timerLeftToTheSweep<T>(this: T): T {
+  return this
+}
 
 /**
- * Closes connections that sat idle (no response in progress, no byte read or written) for `idleMs`,
- * never sooner and at most a quarter of `idleMs` later. This is what Node's `keepAliveTimeout` does,
- * but Node arms a timer on the socket after every response, clears it when the next request arrives
- * and re-arms it at every read in between: about 7% of a chat request's CPU at concurrency 64
- * (bench/NOTES.md). Here one sweep every quarter of `idleMs` compares each connection's byte counts
- * with the last sweep's; nothing runs per request. The server must have `keepAliveTimeout: 0`.
+ * Closes connections that sat idle (no response in progress, no byte read or written) for the
+ * server's `keepAliveTimeout`, never sooner and at most a quarter of it later, in place of Node's
+ * timer. Node arms that timer on the socket after every response, clears it when the next request
+ * arrives and re-arms it at every read in between: about 7% of a chat request's CPU at concurrency
+ * 64 (bench/NOTES.md). Here one sweep every quarter of the time compares each connection's byte
+ * counts with the last sweep's; nothing runs per request. The server keeps its `keepAliveTimeout`,
+ * so responses still carry `Keep-Alive: timeout=N` and clients stop reusing a connection before it
+ * is closed; its sockets' `setTimeout` is a no-op (nothing else of the server's sets one:
+ * `server.timeout` is 0 and bodies have their own watch, BodyStallWatch.ts).
  *
  * A connection counts as active at a sweep that finds it busy or with bytes moved since the last one,
  * so the time since then is a lower bound of its idle time: it is never closed early. The sweep stops
  * while there are no connections and its timer never keeps the process alive.
  */
-export const closeIdleConnections = (server: Server, idleMs: number = idleConnectionMs, now: () => number = Date.now): Server => {
+export const closeIdleConnections = (server: Server, now: () => number = Date.now): Server => {
+  const idleMs = server.keepAliveTimeout
+  if (!(idleMs > 0)) return server
   const connections = new Map<Connection, Seen>()
   const everyMs = Math.max(1, Math.floor(idleMs / 4))
   let sweeper: NodeJS.Timeout | undefined
-
   const sweep = () => {
     const at = now()
     for (const [socket, seen] of connections) {
@@ -51,6 +57,7 @@ export const closeIdleConnections = (server: Server, idleMs: number = idleConnec
   }
 
   server.on("connection", (socket: Connection) => {
+    socket.setTimeout = timerLeftToTheSweep
     connections.set(socket, { read: socket.bytesRead, written: socket.bytesWritten, activeAt: now() })
     if (sweeper === undefined) {
       sweeper = setInterval(sweep, everyMs)
