@@ -178,7 +178,7 @@ describe("idle connections (a real server)", () => {
     const answered = (await connect()).ask("/slow")
     let closed = false
     // Wait for the connection, then eight idle times with nothing on the wire.
-    await vi.waitFor(() => expect(closedAt.length).toBe(2))
+    await vi.waitFor(() => expect(closedAt.length).toBe(2), { timeout: 10_000 })
     void closedAt[1]!.then(() => (closed = true))
     await new Promise((resolve) => setTimeout(resolve, idleMs * 8))
     expect(closed).toBe(false)
