@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { closeIdleConnections } from "../../src/Http/IdleConnections.ts"
 
 // The sweep reads a connection's byte counts and its response in progress, and keeps time with
-// `setInterval` and the clock it is given: connections of those parts and fake timers make every
+// `setInterval` and `Date.now`: connections of those parts and fake timers make every
 // case exact whatever the machine's load. The last block runs a real server on loopback and
 // checks only what holds at any speed (a close never comes early; it comes).
 class FakeConnection extends EventEmitter {
@@ -20,7 +20,7 @@ class FakeConnection extends EventEmitter {
 
 const fakeServer = (idleMs: number) => {
   const server = Object.assign(new EventEmitter(), { keepAliveTimeout: idleMs })
-  closeIdleConnections(server as unknown as Server, () => Date.now())
+  closeIdleConnections(server as unknown as Server)
   const connect = () => {
     const connection = new FakeConnection()
     server.emit("connection", connection)
@@ -110,9 +110,9 @@ describe("idle connections (a real server)", () => {
   let server: Server
   let port: number
   let release: () => void = () => undefined
-  // Server-side times on the clock the sweep is given: when each answer was handed to the socket,
-  // and when each connection closed.
-  const now = () => performance.now()
+  // Server-side times on the sweep's clock: when each answer was handed to the socket, and when
+  // each connection closed.
+  const now = () => Date.now()
   let endedAt = 0
   const closedAt: Array<Promise<number>> = []
   const sockets: Array<Socket> = []
@@ -126,8 +126,7 @@ describe("idle connections (a real server)", () => {
         }
         if (req.url === "/slow") release = () => answer("slow")
         else answer("ok")
-      }),
-      now
+      })
     )
     server.on("connection", (socket) => {
       sockets.push(socket)
