@@ -28,7 +28,7 @@ export const statusText = (s: BillingStatusView): string =>
 
 const ledgerText = (l: CreditLedgerView): string =>
   [
-    ...l.data.map((e) => `${e.seq}\t${new Date(e.created_at * 1000).toISOString()}\t${e.kind}\t${e.amount_usd}\t${e.request_id ?? e.note ?? ""}`),
+    ...l.data.map((e) => `${e.seq}\t${new Date(e.created_at * 1000).toISOString()}\t${e.kind}\t${e.amount_usd}\t${e.request_id ?? (e.requests === null ? (e.note ?? "") : `${e.requests} requests`)}`),
     `balance ${l.balance_nano_usd ?? "none"} nano-USD; rebuilt from the ledger ${l.rebuilt_balance_nano_usd ?? "none"}`
   ].join("\n")
 

@@ -41,7 +41,10 @@ export const CreditEntryView = Schema.Struct({
   amount_usd: Usd,
   amount_nano_usd: Schema.String,
   key_id: Schema.NullOr(Schema.String),
+  /** The request a settlement settles; null on a row settling a batch of a key's leased requests. */
   request_id: Schema.NullOr(Schema.String),
+  /** How many requests a settlement settles (1 with a request id); null on grants and refunds. */
+  requests: Schema.NullOr(Schema.Int),
   note: Schema.NullOr(Schema.String),
   /** Who granted it, when the grant said. */
   granted_by: Schema.NullOr(Schema.String),

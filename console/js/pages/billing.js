@@ -114,7 +114,8 @@ export const billingPage = async (projectId) => {
       ["What", (e) => kinds[e.kind] ?? e.kind],
       ["Amount", (e) => h("span", { class: e.amount_usd < 0 ? "amount minus" : "amount plus" }, e.amount_usd > 0 ? `+${dollars(e.amount_usd)}` : dollars(e.amount_usd))],
       ["Granted by", (e) => e.granted_by ?? (e.kind === "settlement" ? (e.key_id ? keyName(e.key_id) : "—") : "—")],
-      ["Note", (e) => (e.request_id ? h("a", { href: `#/projects/${enc(projectId)}/requests/${enc(e.request_id)}` }, e.note ?? "request") : e.note ?? "")]
+      // A settlement without a request id settles a batch of a key's requests (their costs are in Usage).
+      ["Note", (e) => (e.request_id ? h("a", { href: `#/projects/${enc(projectId)}/requests/${enc(e.request_id)}` }, e.note ?? "request") : e.requests > 1 ? `${e.requests} requests` : e.note ?? "")]
     ], ledger.data, { id: "credit-history" }, "No credit yet. Add credit above to give this project a prepaid balance; without one it is unlimited."),
     h("h2", {}, "Spend limits"),
     table([

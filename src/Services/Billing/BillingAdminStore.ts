@@ -86,10 +86,11 @@ export const creditLedger = (sql: SqlClient.SqlClient, projectId: string, limit:
       amount: string
       key_id: string | null
       request_id: string | null
+      requests: number | null
       note: string | null
       granted_by: string | null
       created_at: number
-    }>`SELECT seq::text AS seq, kind, amount_nano::text AS amount, key_id, request_id, note, granted_by,
+    }>`SELECT seq::text AS seq, kind, amount_nano::text AS amount, key_id, request_id, requests, note, granted_by,
         extract(epoch from created_at)::float8 AS created_at
       FROM credit_ledger WHERE project_id = ${projectId} ORDER BY seq DESC LIMIT ${limit}`
     const [sums] = yield* sql<{ rebuilt: string | null; balance: string | null }>`SELECT
@@ -105,6 +106,8 @@ export const creditLedger = (sql: SqlClient.SqlClient, projectId: string, limit:
         amount_nano_usd: r.amount,
         key_id: r.key_id,
         request_id: r.request_id,
+        // Settlement rows from before the column settle their one request.
+        requests: r.kind === "settlement" ? (r.requests ?? 1) : null,
         note: r.note,
         granted_by: r.granted_by,
         created_at: Math.floor(r.created_at)

@@ -44,10 +44,40 @@ const spendRows = (projectId: string, items: ReadonlyArray<Settlement>, now: num
 }
 
 /**
+ * The credit ledger's settlement rows of one project's charged items, each
+ * [key, amount, request id, requests]. A request with its own reservation gets a row of its own
+ * (reconciliation looks a settlement up by request id). Requests admitted from a lease get one
+ * row per key, settling them all (`requests`, no request id): the lease, not the request, is
+ * their hold, and the usage rows written in the same transaction keep each one's cost. A row
+ * per leased request cost the embedded database about as much as its usage row. A key with one
+ * leased request in the batch gets the usual row, request id and all.
+ */
+export const ledgerRows = (charged: ReadonlyArray<Settlement>): Array<readonly [string, string, string | null, number | null]> => {
+  const rows: Array<readonly [string, string, string | null, number | null]> = []
+  const leased = new Map<string, { cost: bigint; requests: number; readonly first: string }>()
+  for (const item of charged) {
+    if (item.leaseId === undefined) {
+      rows.push([item.keyId, (-item.cost).toString(), item.requestId, null])
+      continue
+    }
+    const sum = leased.get(item.keyId)
+    if (sum === undefined) leased.set(item.keyId, { cost: item.cost, requests: 1, first: item.requestId })
+    else {
+      sum.cost += item.cost
+      sum.requests++
+    }
+  }
+  for (const [keyId, sum] of leased) {
+    rows.push(sum.requests === 1 ? [keyId, (-sum.cost).toString(), sum.first, null] : [keyId, (-sum.cost).toString(), null, sum.requests])
+  }
+  return rows
+}
+
+/**
  * Settles `items` in the caller's transaction: for each project (in id order, so two batches
  * never wait on each other's row locks), under its `billing_accounts` row lock, one
- * `settlement` row per request in the credit ledger, the balance (if any) lowered by their sum,
- * the spend counters of the project and keys raised, and the holds gone: a request's own
+ * `settlement` row per request in the credit ledger (per key for leased requests, `ledgerRows`),
+ * the balance (if any) lowered by their sum, the spend counters of the project and keys raised, and the holds gone: a request's own
  * reservation deleted, a lease lowered by what was settled against it. A hold that already
  * expired is settled all the same: the provider bills the call. Whoever calls this decides
  * that the items were not settled before (the usage ledger settles only the rows it inserted).
@@ -69,13 +99,12 @@ export const settleMany = (sql: SqlClient.SqlClient, items: ReadonlyArray<Settle
         if (account === undefined || charged.length === 0) return
         const total = charged.reduce((sum, item) => sum + item.cost, 0n).toString()
         yield* sql`UPDATE billing_accounts SET balance_nano = balance_nano - ${total}::bigint, updated_at = now() WHERE project_id = ${projectId}`
-        // One JSON parameter for the batch's rows, an array [key, amount, request] each, as the
-        // usage rows are written (UsageWriter.ts): one pass in the database instead of five bind
-        // parameters a row.
-        const rows = JSON.stringify(charged.map((item) => [item.keyId, (-item.cost).toString(), item.requestId]))
-        yield* sql`INSERT INTO credit_ledger (project_id, key_id, kind, amount_nano, request_id)
-          SELECT ${projectId}, r->>0, 'settlement', (r->>1)::bigint, r->>2
-          FROM jsonb_array_elements(${rows}::jsonb) AS r`
+        // One JSON parameter for the batch's rows, an array [key, amount, request, requests] each,
+        // as the usage rows are written (UsageWriter.ts): one pass in the database instead of
+        // bind parameters per row.
+        yield* sql`INSERT INTO credit_ledger (project_id, key_id, kind, amount_nano, request_id, requests)
+          SELECT ${projectId}, r->>0, 'settlement', (r->>1)::bigint, r->>2, (r->>3)::integer
+          FROM jsonb_array_elements(${JSON.stringify(ledgerRows(charged))}::jsonb) AS r`
         const [first, ...rest] = spendRows(projectId, charged, now)
         if (first === undefined) return
         yield* sql`INSERT INTO spend_counters ${sql.insert([first, ...rest])}

@@ -13,6 +13,7 @@ import strictTranslation from "./migrations/0013_strict_translation.ts"
 import storedResponses from "./migrations/0015_stored_responses.ts"
 import settlementReconciliation from "./migrations/0016_settlement_reconciliation.ts"
 import consoleOperations from "./migrations/0018_console_operations.ts"
+import settlementBatches from "./migrations/0019_settlement_batches.ts"
 
 /** One migration set for every storage backend; ids are the numeric prefixes. */
 export const migrations = Migrator.fromRecord({
@@ -29,7 +30,8 @@ export const migrations = Migrator.fromRecord({
   "0013_strict_translation": strictTranslation,
   "0015_stored_responses": storedResponses,
   "0016_settlement_reconciliation": settlementReconciliation,
-  "0018_console_operations": consoleOperations
+  "0018_console_operations": consoleOperations,
+  "0019_settlement_batches": settlementBatches
 })
 
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "gateway_migrations" })

@@ -39,6 +39,7 @@ export interface MoneyFigures {
   readonly balance: bigint
   /** Settlements in the credit ledger, as a positive amount. */
   readonly settled: bigint
+  /** Requests the credit ledger settles (a row may settle a batch of a key's leased requests). */
   readonly settlements: number
   /** Cost of the project's rows in the usage ledger. */
   readonly usage: bigint
@@ -66,7 +67,7 @@ export const moneyOf = async (storage: FaultStorage, projectId: string): Promise
       (SELECT coalesce(sum(amount_nano), 0)::text FROM credit_ledger WHERE project_id = $1 AND kind = 'grant') AS granted,
       (SELECT balance_nano::text FROM billing_accounts WHERE project_id = $1) AS balance,
       (SELECT coalesce(sum(-amount_nano), 0)::text FROM credit_ledger WHERE project_id = $1 AND kind = 'settlement') AS settled,
-      (SELECT count(*)::text FROM credit_ledger WHERE project_id = $1 AND kind = 'settlement') AS settlements,
+      (SELECT coalesce(sum(coalesce(requests, 1)), 0)::text FROM credit_ledger WHERE project_id = $1 AND kind = 'settlement') AS settlements,
       (SELECT coalesce(sum(u.cost_nano_usd), 0)::text FROM usage_events u JOIN projects p ON p.seq = u.project_seq WHERE p.id = $1) AS usage,
       (SELECT count(*)::text FROM usage_events u JOIN projects p ON p.seq = u.project_seq WHERE p.id = $1 AND u.cost_nano_usd > 0) AS usage_rows,
       (SELECT count(*)::text FROM reservations WHERE project_id = $1) AS held`,

@@ -11,11 +11,12 @@ import { useGateway } from "../../support/UseGateway.ts"
 
 const figures = (sql: SqlClient.SqlClient, projectId: string) =>
   Effect.map(
-    sql<{ balance: string; held: string; settled: string; settlements: string }>`SELECT
+    sql<{ balance: string; held: string; settled: string; settlements: string; rows: string }>`SELECT
       (SELECT balance_nano::text FROM billing_accounts WHERE project_id = ${projectId}) AS balance,
       (SELECT count(*)::text FROM reservations WHERE project_id = ${projectId}) AS held,
       (SELECT coalesce(sum(-amount_nano), 0)::text FROM credit_ledger WHERE project_id = ${projectId} AND kind = 'settlement') AS settled,
-      (SELECT count(*)::text FROM credit_ledger WHERE project_id = ${projectId} AND kind = 'settlement') AS settlements`,
+      (SELECT coalesce(sum(coalesce(requests, 1)), 0)::text FROM credit_ledger WHERE project_id = ${projectId} AND kind = 'settlement') AS settlements,
+      (SELECT count(*)::text FROM credit_ledger WHERE project_id = ${projectId} AND kind = 'settlement') AS rows`,
     (rows) => rows[0]!
   )
 
@@ -47,7 +48,7 @@ describe("settlement with the usage ledger", () => {
       })
     )
     expect(result.usage).toBe("6000")
-    expect(result.figures).toEqual({ balance: String(1_000_000 - 6_000), held: "0", settled: "6000", settlements: "3" })
+    expect(result.figures).toEqual({ balance: String(1_000_000 - 6_000), held: "0", settled: "6000", settlements: "3", rows: "3" })
   })
 
   it("reconciliation settles an expired hold from its usage row, releases one without a row, and never twice", async () => {
@@ -73,7 +74,7 @@ describe("settlement with the usage ledger", () => {
     )
     expect(result.first).toMatchObject({ settled: 1, released: 1, settledNanoUsd: 42_000n })
     expect(result.second).toMatchObject({ settled: 0, released: 0 })
-    expect(result.figures).toMatchObject({ balance: String(1_000_000 - 42_000), settled: "42000", settlements: "1", held: "1" })
+    expect(result.figures).toMatchObject({ balance: String(1_000_000 - 42_000), settled: "42000", settlements: "1", rows: "1", held: "1" })
     expect(result.left).toEqual([expect.stringMatching(/-live$/)])
   })
 
@@ -95,13 +96,17 @@ describe("settlement with the usage ledger", () => {
         const lease = () => Effect.map(sql<{ amount: string }>`SELECT amount_nano::text AS amount FROM reservations WHERE id = ${leaseId}`, (rows) => rows[0]?.amount)
         const afterWrites = yield* lease()
         const reconciled = yield* reconcile(sql, now + 120_000)
-        return { taken, afterWrites, reconciled, figures: yield* figures(sql, project.id) }
+        const rows = yield* sql<{ request_id: string | null; requests: number | null; amount: string }>`SELECT request_id, requests,
+          amount_nano::text AS amount FROM credit_ledger WHERE project_id = ${project.id} AND kind = 'settlement'`
+        return { taken, afterWrites, reconciled, figures: yield* figures(sql, project.id), rows }
       })
     )
     expect(result.taken).toEqual({ _tag: "Granted", granted: 100_000n })
     // Lowered by the costs once: the room others see did not change when the balance fell.
     expect(result.afterWrites).toBe(String(100_000 - 6_000))
     expect(result.reconciled).toMatchObject({ settled: 0, released: 0 })
-    expect(result.figures).toEqual({ balance: String(1_000_000 - 6_000), held: "1", settled: "6000", settlements: "3" })
+    expect(result.figures).toEqual({ balance: String(1_000_000 - 6_000), held: "1", settled: "6000", settlements: "3", rows: "1" })
+    // One row settles the key's three leased requests; their usage rows keep each one's cost.
+    expect(result.rows).toEqual([{ request_id: null, requests: 3, amount: "-6000" }])
   })
 })
