@@ -71,8 +71,8 @@ export const LimitSettings = Schema.Struct({
     {}
   ),
   /**
-   * Windows kept in Postgres (no REDIS_URL): each instance takes a share of a busy window in one
-   * transaction and admits from it for `span_ms` (docs/ARCHITECTURE.md, "Leases").
+   * Windows kept in Redis or Postgres (shared by instances): each instance takes a share of a busy
+   * window in one script call or transaction and admits from it for `span_ms` (docs/ARCHITECTURE.md, "Leases").
    */
   window_leases: withDefault(
     Schema.Struct({

@@ -16,8 +16,8 @@ import { GatewayConfigFile } from "../Config/GatewayConfigLoader.ts"
 import { connectRedis } from "../Routing/RedisConnection.ts"
 import { rateLimitHeaders } from "../RateLimits/RateLimitHeaders.ts"
 import { leasedWindowStore } from "../RateLimits/LeasedWindowStore.ts"
-import { postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
-import { memoryWindowStore, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
+import { postgresWindowSource, postgresWindowStore } from "../RateLimits/PostgresWindowStore.ts"
+import { memoryWindowStore, redisWindowSource, redisWindowStore, type WindowStore } from "../RateLimits/WindowStore.ts"
 import { chargesOf, hasRateLimits } from "./AdmissionCharges.ts"
 import { billingRefused, notPriced, storeDenied } from "./AdmissionErrors.ts"
 import { rateLimited } from "./RateLimitRefusal.ts"
@@ -265,21 +265,26 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("gat
 
   /**
    * Rate limits in Redis when REDIS_URL is set, else in Postgres when DATABASE_URL is set (both
-   * shared by every instance), else in this process (the embedded storage serves one instance).
+   * shared by every instance, busy windows leased per instance unless `limits.window_leases` is
+   * off), else in this process (the embedded storage serves one instance).
    */
   static readonly layer = Layer.effect(
     Admission,
     Effect.gen(function* () {
       const app = yield* AppConfig
       const { config } = yield* GatewayConfigFile
+      const shares = config.limits.window_leases
       if (app.redisUrl === undefined) {
         if (app.databaseUrl === undefined) return yield* Admission.make(memoryWindowStore())
         const sql = yield* SqlClient.SqlClient
-        const shares = config.limits.window_leases
-        return yield* Admission.make(shares.enabled ? leasedWindowStore(sql, randomUUID(), shares.span_ms) : postgresWindowStore(sql))
+        return yield* Admission.make(shares.enabled ? leasedWindowStore(postgresWindowSource(sql), randomUUID(), shares.span_ms) : postgresWindowStore(sql))
       }
       const client = yield* connectRedis(app.redisUrl, config.resilience)
-      return yield* Admission.make(redisWindowStore(client, app.redisPrefix))
+      return yield* Admission.make(
+        shares.enabled
+          ? leasedWindowStore(redisWindowSource(client, app.redisPrefix), randomUUID(), shares.span_ms)
+          : redisWindowStore(client, app.redisPrefix)
+      )
     })
   )
 }

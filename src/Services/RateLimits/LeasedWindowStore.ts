@@ -1,15 +1,8 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
-import type * as SqlClient from "effect/sql/SqlClient"
-import { decideWindows, postgresWindowStore } from "./PostgresWindowStore.ts"
 import { type WindowCharge, type WindowDecision, windowMs, type WindowState } from "./SlidingWindows.ts"
-import type { WindowStore } from "./WindowStore.ts"
-
-/** Below this many times the request's weight left in a window, a request takes only its own weight. */
-const exactBelow = 16
-/** A share takes at most this fraction of what is left in a window. */
-const shareOf = 4
+import type { WindowShareSource, WindowStore } from "./WindowStore.ts"
 
 /**
  * A share of one window this instance took: one entry of `capacity` in the database, dated at the
@@ -40,13 +33,13 @@ interface Rate {
 }
 
 /**
- * Rate limits in Postgres without a transaction per request: each instance takes a share of a
- * busy window in one transaction and admits from it locally for `spanMs` (docs/ARCHITECTURE.md,
- * "Leases"). Exact in the "never exceeds" sense: every request admitted from a share falls inside
- * the share's entry's minute in the database. Windows near their limit are decided per request.
+ * Rate limits in Postgres or Redis without a round trip per request: each instance takes a share
+ * of a busy window in one decision (a transaction, a script call) and admits from it locally for
+ * `spanMs` (docs/ARCHITECTURE.md, "Leases"). Exact in the "never exceeds" sense: every request
+ * admitted from a share falls inside the share's entry's minute in the store. Windows near their
+ * limit are decided per request.
  */
-export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, spanMs: number): WindowStore => {
-  const inner = postgresWindowStore(sql)
+export const leasedWindowStore = (source: WindowShareSource, instanceId: string, spanMs: number): WindowStore => {
   const shares = new Map<string, Share>()
   // Which share a request was admitted from, per window: its TPM correction goes there. Kept
   // for two windows' time (a request's correction comes when it ends), oldest first.
@@ -98,12 +91,11 @@ export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, 
     return { admitted: true, states: found.map((share) => stateOf(share, now)) }
   }
 
-  const size = (charge: WindowCharge, total: number) => {
-    const left = charge.limit - total
-    if (left < exactBelow * charge.weight) return charge.weight
+  /** What a share would like: the window's recent weight per second over the span (`shareSize` caps it). */
+  const want = (charge: WindowCharge) => {
     const rate = rates.get(charge.id)
     const recent = rate === undefined ? 0 : Math.max(rate.current, rate.previous)
-    return Math.max(charge.weight, Math.min(Math.floor(left / shareOf), Math.ceil((recent * spanMs) / 1000)))
+    return Math.ceil((recent * spanMs) / 1000)
   }
 
   const take = (charges: ReadonlyArray<WindowCharge>, ticket: string, now: number) =>
@@ -114,7 +106,7 @@ export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, 
         if (local !== undefined) return Effect.succeed(local)
         const shareTicket = `lease:${instanceId}:${sequence++}`
         const handBack: Array<Share> = []
-        return Effect.map(decideWindows(sql, charges, shareTicket, { size, aheadMs: spanMs }), ({ decision, charged }) => {
+        return Effect.map(source.take(charges, shareTicket, { want, aheadMs: spanMs }), ({ decision, charged }) => {
           if (!decision.admitted) return decision
           const byWindow = new Map<string, Share>()
           decision.states.forEach((state, i) => {
@@ -153,7 +145,7 @@ export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, 
   const write = (share: Share) => {
     if (share.used === share.written) return Effect.void
     const weight = Math.max(0, Math.round(share.used))
-    return sql`UPDATE rate_window_entries SET weight = ${weight} WHERE window_id = ${share.id} AND ticket = ${share.ticket}`.pipe(
+    return source.reweigh(share.id, share.ticket, share.written, weight).pipe(
       Effect.tap(() => Effect.sync(() => (share.written = weight))),
       Effect.ignore
     )
@@ -175,8 +167,8 @@ export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, 
   })
 
   return {
-    name: "postgres",
-    peek: inner.peek,
+    name: source.name,
+    peek: source.peek,
     acquire: (charges, ticket) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         for (const charge of charges) note(charge, now)
@@ -200,6 +192,6 @@ export const leasedWindowStore = (sql: SqlClient.SqlClient, instanceId: string, 
           return !admitting || share.used > share.written ? write(share) : Effect.void
         }, { discard: true }))
     },
-    sweep: Effect.andThen(tidy, inner.sweep ?? Effect.void)
+    sweep: Effect.andThen(tidy, source.sweep ?? Effect.void)
   }
 }

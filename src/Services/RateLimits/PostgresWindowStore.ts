@@ -1,24 +1,9 @@
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { type WindowCharge, type WindowDecision, type WindowState, waitUntilFits, windowMs } from "./SlidingWindows.ts"
-import { type WindowStore, WindowStoreFailure } from "./WindowStore.ts"
+import { shareSize, type WindowShare, type WindowShareSource, type WindowStore, WindowStoreFailure, type WindowTake } from "./WindowStore.ts"
 
 const num = (value: unknown): number => Number(value ?? 0)
-
-/** How a share of a window is taken (LeasedWindowStore.ts): its size, and how far ahead its entry is dated. */
-export interface WindowShare {
-  /** The weight to charge `charge`'s window with, given the weight it already holds; at least `charge.weight`. */
-  readonly size: (charge: WindowCharge, total: number) => number
-  readonly aheadMs: number
-}
-
-export interface WindowTake {
-  readonly decision: WindowDecision
-  /** What each window was charged, by window id (only when admitted). */
-  readonly charged: ReadonlyMap<string, number>
-  /** The database clock at the decision. */
-  readonly now: number
-}
 
 /**
  * One admission decision under the windows' advisory locks (in a fixed order, so two admissions
@@ -47,7 +32,7 @@ export const decideWindows = (
           const charged = new Map<string, number>()
           for (const charge of charges) {
             const total = totals.get(charge.id)?.total ?? 0
-            charged.set(charge.id, share === undefined ? charge.weight : Math.max(charge.weight, Math.min(charge.limit - total, share.size(charge, total))))
+            charged.set(charge.id, share === undefined ? charge.weight : shareSize(charge, total, share.want(charge)))
             if (total + charge.weight <= charge.limit) continue
             if (charge.weight > charge.limit) tooLarge = true
             const entries = yield* sql<{ at_ms: string; weight: string }>`SELECT at_ms::text AS at_ms, weight::text AS weight
@@ -77,7 +62,7 @@ export const decideWindows = (
             }
           })
           const decision: WindowDecision = retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge }
-          return { decision, charged, now }
+          return { decision, charged }
         })
       ).pipe(Effect.mapError((cause) => new WindowStoreFailure({ cause })))
 
@@ -101,5 +86,20 @@ export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
     sweep: Effect.asVoid(
       sql`DELETE FROM rate_window_entries WHERE at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint - ${windowMs}`
     ).pipe(Effect.mapError(failed))
+  }
+}
+
+/** The sliding windows in Postgres as a source of shares (LeasedWindowStore.ts): a transaction per share. */
+export const postgresWindowSource = (sql: SqlClient.SqlClient): WindowShareSource => {
+  const store = postgresWindowStore(sql)
+  return {
+    name: "postgres",
+    take: (charges, ticket, share) => decideWindows(sql, charges, ticket, share),
+    reweigh: (id, ticket, _from, to) =>
+      Effect.asVoid(sql`UPDATE rate_window_entries SET weight = ${Math.round(to)} WHERE window_id = ${id} AND ticket = ${ticket}`).pipe(
+        Effect.mapError((cause) => new WindowStoreFailure({ cause }))
+      ),
+    peek: store.peek,
+    ...(store.sweep === undefined ? {} : { sweep: store.sweep })
   }
 }

@@ -25,6 +25,46 @@ export interface WindowStore {
   readonly sweep?: Effect.Effect<void, WindowStoreFailure>
 }
 
+/** Below this many times the request's weight left in a window, a request takes only its own weight. */
+export const exactBelow = 16
+/** A share takes at most this fraction of what is left in a window. */
+export const shareOf = 4
+
+/** How a share of a window is taken (LeasedWindowStore.ts): how much it asks for, and how far ahead its entry is dated. */
+export interface WindowShare {
+  /** The weight a share of `charge`'s window would like (the recent rate over the share's span). */
+  readonly want: (charge: WindowCharge) => number
+  readonly aheadMs: number
+}
+
+/**
+ * The weight a share charges `charge`'s window holding `total`: what it wants, but at most a
+ * quarter of what is left, and only the request's own weight near the limit. Never more than is
+ * left, since the request's own weight fits. The Redis script computes the same (`takeScript`).
+ */
+export const shareSize = (charge: WindowCharge, total: number, want: number): number => {
+  const left = charge.limit - total
+  if (want <= charge.weight || left < exactBelow * charge.weight) return charge.weight
+  return Math.max(charge.weight, Math.min(Math.floor(left / shareOf), want))
+}
+
+export interface WindowTake {
+  readonly decision: WindowDecision
+  /** What each window was charged, by window id (only when admitted). */
+  readonly charged: ReadonlyMap<string, number>
+}
+
+/** Where a leased store takes its shares from (LeasedWindowStore.ts): Postgres or Redis. */
+export interface WindowShareSource {
+  readonly name: WindowStore["name"]
+  /** One decision charging each window `shareSize` (`share`) in an entry dated `share.aheadMs` ahead. */
+  readonly take: (charges: ReadonlyArray<WindowCharge>, ticket: string, share: WindowShare) => Effect.Effect<WindowTake, WindowStoreFailure>
+  /** Sets the weight of `ticket`'s entry in window `id`, written as `from`, to `to`. */
+  readonly reweigh: (id: string, ticket: string, from: number, to: number) => Effect.Effect<void, WindowStoreFailure>
+  readonly peek: WindowStore["peek"]
+  readonly sweep?: WindowStore["sweep"]
+}
+
 export const memoryWindowStore = (): WindowStore => {
   const windows = new SlidingWindows()
   return {
@@ -39,15 +79,21 @@ export const memoryWindowStore = (): WindowStore => {
 }
 
 /**
- * One script call per request, atomic on the Redis server and timed by its clock (instances'
+ * One script call per decision, atomic on the Redis server and timed by its clock (instances'
  * clocks may differ). Per window: a sorted set of `ticket:weight` members scored by time and
  * a counter of their total weight. Every window is checked first; the ticket enters all or none.
+ * Each window is charged the request's weight or, when the caller wants a share (LeasedWindowStore.ts),
+ * `shareSize` of it, computed here as there, in an entry dated `ahead` ms in the future.
+ * Answers retry-after, too-large, then per window its total, reset and the weight charged.
  */
-const acquireScript = `
+const takeScript = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local span = tonumber(ARGV[1])
 local ticket = ARGV[2]
+local ahead = tonumber(ARGV[3])
+local exact = tonumber(ARGV[4])
+local part = tonumber(ARGV[5])
 local n = #KEYS / 2
 local totals = {}
 local retry = 0
@@ -60,11 +106,11 @@ for i = 1, n do
     for j = 1, #old do total = total - tonumber(string.match(old[j], ':(%d+)$')) end
     if total < 0 then total = 0 end
     redis.call('ZREMRANGEBYSCORE', z, '-inf', now - span)
-    redis.call('SET', c, total, 'PX', span * 2)
+    redis.call('SET', c, total, 'PX', span * 2 + ahead)
   end
   totals[i] = total
-  local limit = tonumber(ARGV[1 + 2 * i])
-  local weight = tonumber(ARGV[2 + 2 * i])
+  local limit = tonumber(ARGV[3 + 3 * i])
+  local weight = tonumber(ARGV[4 + 3 * i])
   if total + weight > limit then
     local wait = span
     if weight > limit then large = 1 else
@@ -82,19 +128,29 @@ local out = { retry, large }
 for i = 1, n do
   local z, c = KEYS[2 * i - 1], KEYS[2 * i]
   local total = totals[i]
+  local charged = 0
   -- An empty ticket asks without charging (a peek).
   if retry == 0 and ticket ~= '' then
-    local weight = tonumber(ARGV[2 + 2 * i])
-    redis.call('ZADD', z, now, ticket .. ':' .. weight)
-    total = total + weight
-    redis.call('SET', c, total, 'PX', span * 2)
-    redis.call('PEXPIRE', z, span * 2)
+    local limit = tonumber(ARGV[3 + 3 * i])
+    local weight = tonumber(ARGV[4 + 3 * i])
+    local want = tonumber(ARGV[5 + 3 * i])
+    charged = weight
+    if want > weight and limit - total >= exact * weight then
+      charged = math.max(weight, math.min(math.floor((limit - total) / part), want))
+    end
+    local at = now
+    if charged > weight then at = now + ahead end
+    redis.call('ZADD', z, at, ticket .. ':' .. charged)
+    total = total + charged
+    redis.call('SET', c, total, 'PX', span * 2 + ahead)
+    redis.call('PEXPIRE', z, span * 2 + ahead)
   end
   local last = redis.call('ZRANGE', z, -1, -1, 'WITHSCORES')
   local reset = 0
   if #last > 0 then reset = math.max(0, tonumber(last[2]) + span - now) end
   out[#out + 1] = total
   out[#out + 1] = reset
+  out[#out + 1] = charged
 end
 return out`
 
@@ -112,46 +168,77 @@ for i = 1, n do
 end
 return 1`
 
-const acquire = redisScript(acquireScript)
+const takeInRedis = redisScript(takeScript)
 const adjust = redisScript(adjustScript)
 
-export const redisWindowStore = (client: RedisClient, prefix: string): WindowStore => {
+/** The two scripts on one client and key prefix. */
+const redisWindows = (client: RedisClient, prefix: string) => {
   const keysOf = (ids: ReadonlyArray<string>) => ids.flatMap((id) => [`${prefix}rl:${id}:log`, `${prefix}rl:${id}:total`])
   const call = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (cause) => new WindowStoreFailure({ cause }) })
-  const decide = (charges: ReadonlyArray<WindowCharge>, ticket: string) =>
+  const take = (charges: ReadonlyArray<WindowCharge>, ticket: string, share: WindowShare | undefined) =>
     Effect.map(
       call(() =>
-        acquire(client, {
+        takeInRedis(client, {
           keys: keysOf(charges.map((c) => c.id)),
-          arguments: [String(windowMs), ticket, ...charges.flatMap((c) => [String(c.limit), String(Math.round(c.weight))])]
+          arguments: [
+            String(windowMs),
+            ticket,
+            String(share?.aheadMs ?? 0),
+            String(exactBelow),
+            String(shareOf),
+            ...charges.flatMap((c) => [String(c.limit), String(Math.round(c.weight)), String(share === undefined ? 0 : Math.round(share.want(c)))])
+          ]
         })
       ),
-      (reply): WindowDecision => {
-          const values = (reply as ReadonlyArray<number | string>).map(Number)
-          const retryAfterMs = values[0] ?? 0
-          const states = charges.map((charge, i): WindowState => ({
+      (reply): WindowTake => {
+        const values = (reply as ReadonlyArray<number | string>).map(Number)
+        const retryAfterMs = values[0] ?? 0
+        const charged = new Map<string, number>()
+        const states = charges.map((charge, i): WindowState => {
+          if (retryAfterMs === 0) charged.set(charge.id, values[4 + 3 * i] ?? charge.weight)
+          return {
             id: charge.id,
             limit: charge.limit,
-            remaining: Math.max(0, charge.limit - (values[2 + 2 * i] ?? 0)),
-            resetMs: values[3 + 2 * i] ?? 0
-          }))
-          return retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge: values[1] === 1 }
-        }
-      )
+            remaining: Math.max(0, charge.limit - (values[2 + 3 * i] ?? 0)),
+            resetMs: values[3 + 3 * i] ?? 0
+          }
+        })
+        const decision: WindowDecision = retryAfterMs === 0 ? { admitted: true, states } : { admitted: false, retryAfterMs, states, tooLarge: values[1] === 1 }
+        return { decision, charged }
+      }
+    )
+  /** One call for every window's entry of `ticket`. */
+  const reweigh = (ticket: string, corrections: ReadonlyArray<WindowCorrection>) =>
+    corrections.length === 0
+      ? Effect.void
+      : Effect.asVoid(call(() =>
+        adjust(client, {
+          keys: keysOf(corrections.map((c) => c.id)),
+          arguments: [ticket, ...corrections.flatMap((c) => [String(Math.round(c.from)), String(Math.round(c.to))])]
+        })
+      ))
+  const peek = (charges: ReadonlyArray<WindowCharge>) => Effect.map(take(charges, "", undefined), (t) => t.decision)
+  return { take, reweigh, peek }
+}
+
+/** The windows in Redis as a source of shares: a script call per share instead of per request. */
+export const redisWindowSource = (client: RedisClient, prefix: string): WindowShareSource => {
+  const windows = redisWindows(client, prefix)
   return {
     name: "redis",
-    acquire: decide,
-    peek: (charges) => decide(charges, ""),
-    adjust: (ticket, corrections) =>
-      corrections.length === 0
-        ? Effect.void
-        : Effect.asVoid(
-          call(() =>
-            adjust(client, {
-              keys: keysOf(corrections.map((c) => c.id)),
-              arguments: [ticket, ...corrections.flatMap((c) => [String(Math.round(c.from)), String(Math.round(c.to))])]
-            })
-          )
-        )
+    take: windows.take,
+    peek: windows.peek,
+    reweigh: (id, ticket, from, to) => windows.reweigh(ticket, [{ id, from, to }])
+  }
+}
+
+/** The windows in Redis, one script call per admission and one per correction. */
+export const redisWindowStore = (client: RedisClient, prefix: string): WindowStore => {
+  const windows = redisWindows(client, prefix)
+  return {
+    name: "redis",
+    acquire: (charges, ticket) => Effect.map(windows.take(charges, ticket, undefined), (t) => t.decision),
+    peek: windows.peek,
+    adjust: windows.reweigh
   }
 }

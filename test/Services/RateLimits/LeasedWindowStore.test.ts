@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
 import { leasedWindowStore } from "../../../src/Services/RateLimits/LeasedWindowStore.ts"
+import { postgresWindowSource } from "../../../src/Services/RateLimits/PostgresWindowStore.ts"
 import { sharedPostgres } from "../../support/SharedPostgres.ts"
 import type { TestStorage } from "../../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../../support/TestGateway.ts"
@@ -37,7 +38,7 @@ describe("rate-limit windows leased per instance on one Postgres", () => {
     },
     ({ limit, weights }) => Effect.promise(async () => {
       const id = `w${windows++}-${Date.now()}`
-      const stores = [leasedWindowStore(await sqlOf(one), "one", 60_000), leasedWindowStore(await sqlOf(two), "two", 60_000)]
+      const stores = [leasedWindowStore(postgresWindowSource(await sqlOf(one)), "one", 60_000), leasedWindowStore(postgresWindowSource(await sqlOf(two)), "two", 60_000)]
       const decisions = await one.runtime.runPromise(
         Effect.all(weights.map((weight, i) => stores[i % 2]!.acquire([{ id, limit, weight }], `t${i}`)), { concurrency: 16 })
       )
@@ -58,7 +59,7 @@ describe("rate-limit windows leased per instance on one Postgres", () => {
     Effect.gen(function* () {
       const sql = yield* Effect.promise(() => sqlOf(one))
       const id = `give-back-${Date.now()}`
-      const store = leasedWindowStore(sql, "give-back", 1_000)
+      const store = leasedWindowStore(postgresWindowSource(sql), "give-back", 1_000)
       const charge = { id, limit: 1_000, weight: 1 }
       // Enough requests in one second for the next share to be sized from them.
       for (let i = 0; i < 20; i++) expect((yield* store.acquire([charge], `g${i}`)).admitted).toBe(true)
@@ -73,7 +74,7 @@ describe("rate-limit windows leased per instance on one Postgres", () => {
 
   it("a busy window is served from shares: far fewer database entries than requests, exactly the limit admitted", async () => {
     const id = `busy-${Date.now()}`
-    const stores = [leasedWindowStore(await sqlOf(one), "one", 60_000), leasedWindowStore(await sqlOf(two), "two", 60_000)]
+    const stores = [leasedWindowStore(postgresWindowSource(await sqlOf(one)), "one", 60_000), leasedWindowStore(postgresWindowSource(await sqlOf(two)), "two", 60_000)]
     const run = (from: number, count: number) =>
       one.runtime.runPromise(Effect.all(Array.from({ length: count }, (_, i) => stores[(from + i) % 2]!.acquire([{ id, limit: 1_000, weight: 1 }], `b${from + i}`)), { concurrency: 8 }))
     // The first requests tell each instance how busy the window is; the next ones take shares sized from it.
