@@ -5,6 +5,7 @@ import { ResilienceSettings } from "../../../src/Domain/ResilienceSettings.ts"
 import { leasedWindowStore } from "../../../src/Services/RateLimits/LeasedWindowStore.ts"
 import { redisWindowSource } from "../../../src/Services/RateLimits/WindowStore.ts"
 import { connectRedis, type RedisClient } from "../../../src/Services/Routing/RedisConnection.ts"
+import { admittedAcross, WindowLoad } from "../../support/WindowShares.ts"
 
 const redisUrl = process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379"
 const scope = Effect.runSync(Scope.make())
@@ -33,21 +34,11 @@ describe("rate-limit windows leased per instance on one Redis", () => {
 
   it.effect.prop(
     "the weight admitted from both instances' shares fits the limit, and Redis holds at least that much",
-    {
-      limit: Schema.Int.check(Schema.isBetween({ minimum: 20, maximum: 400 })),
-      weights: Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3 }))).check(Schema.isMinLength(1), Schema.isMaxLength(300))
-    },
+    WindowLoad,
     ({ limit, weights }) => Effect.promise(async () => {
       const id = `w${windows++}`
       const source = redisWindowSource(await redis(), prefix)
-      const stores = [leasedWindowStore(source, "one", 60_000), leasedWindowStore(source, "two", 60_000)]
-      const decisions = await Effect.runPromise(
-        Effect.all(weights.map((weight, i) => stores[i % 2]!.acquire([{ id, limit, weight }], `t${i}`)), { concurrency: 16 })
-      )
-      const admitted = weights.filter((_, i) => decisions[i]!.admitted).reduce((a, b) => a + b, 0)
-      expect(admitted).toBeLessThanOrEqual(limit)
-      // Refused only when even the request alone did not fit what was left.
-      if (weights.reduce((a, b) => a + b, 0) <= limit / 2) expect(admitted).toBe(weights.reduce((a, b) => a + b, 0))
+      const admitted = await admittedAcross([leasedWindowStore(source, "one", 60_000), leasedWindowStore(source, "two", 60_000)], id, limit, weights)
       const entries = await entriesOf(id)
       expect(entries.total).toBe(entries.weight)
       expect(entries.total).toBeGreaterThanOrEqual(admitted)

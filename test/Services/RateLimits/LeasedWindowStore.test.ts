@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
 import { leasedWindowStore } from "../../../src/Services/RateLimits/LeasedWindowStore.ts"
@@ -7,6 +7,7 @@ import { postgresWindowSource } from "../../../src/Services/RateLimits/PostgresW
 import { sharedPostgres } from "../../support/SharedPostgres.ts"
 import type { TestStorage } from "../../support/TestDatabase.ts"
 import { startGateway, type TestGateway } from "../../support/TestGateway.ts"
+import { admittedAcross, WindowLoad } from "../../support/WindowShares.ts"
 
 /**
  * Two instances on one Postgres, each taking shares of the same window: within one minute the
@@ -32,20 +33,11 @@ describe("rate-limit windows leased per instance on one Postgres", () => {
 
   it.effect.prop(
     "the weight admitted from both instances' shares fits the limit, and the database holds at least that much",
-    {
-      limit: Schema.Int.check(Schema.isBetween({ minimum: 20, maximum: 400 })),
-      weights: Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3 }))).check(Schema.isMinLength(1), Schema.isMaxLength(300))
-    },
+    WindowLoad,
     ({ limit, weights }) => Effect.promise(async () => {
       const id = `w${windows++}-${Date.now()}`
       const stores = [leasedWindowStore(postgresWindowSource(await sqlOf(one)), "one", 60_000), leasedWindowStore(postgresWindowSource(await sqlOf(two)), "two", 60_000)]
-      const decisions = await one.runtime.runPromise(
-        Effect.all(weights.map((weight, i) => stores[i % 2]!.acquire([{ id, limit, weight }], `t${i}`)), { concurrency: 16 })
-      )
-      const admitted = weights.filter((_, i) => decisions[i]!.admitted).reduce((a, b) => a + b, 0)
-      expect(admitted).toBeLessThanOrEqual(limit)
-      // Refused only when even the request alone did not fit what was left.
-      if (weights.reduce((a, b) => a + b, 0) <= limit / 2) expect(admitted).toBe(weights.reduce((a, b) => a + b, 0))
+      const admitted = await admittedAcross(stores, id, limit, weights)
       const sql = await sqlOf(one)
       const [row] = await one.runtime.runPromise(sql<{ total: string; entries: string }>`SELECT coalesce(sum(weight), 0)::text AS total,
           count(*)::text AS entries FROM rate_window_entries WHERE window_id = ${id}`)
