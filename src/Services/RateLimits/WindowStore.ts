@@ -154,16 +154,36 @@ for i = 1, n do
 end
 return out`
 
+/**
+ * Rewrites the weight of a ticket's entry in each window, from the weight the caller last wrote.
+ * When the entry is not under that weight (two rewrites of one share's entry crossed, or an
+ * answer was lost after the write), it is found by its ticket, and the total moves by what
+ * the entry really held: Redis applies one connection's calls in order, so the last one wins.
+ */
 const adjustScript = `
 local n = #KEYS / 2
 for i = 1, n do
   local z, c = KEYS[2 * i - 1], KEYS[2 * i]
   local from = ARGV[1] .. ':' .. ARGV[2 * i]
+  local held = tonumber(ARGV[2 * i])
   local score = redis.call('ZSCORE', z, from)
+  if not score then
+    local prefix = ARGV[1] .. ':'
+    local entries = redis.call('ZRANGE', z, 0, -1, 'WITHSCORES')
+    for j = 1, #entries, 2 do
+      local rest = string.sub(entries[j], #prefix + 1)
+      if string.sub(entries[j], 1, #prefix) == prefix and string.match(rest, '^%d+$') then
+        from = entries[j]
+        score = entries[j + 1]
+        held = tonumber(rest)
+        break
+      end
+    end
+  end
   if score then
     redis.call('ZREM', z, from)
     redis.call('ZADD', z, score, ARGV[1] .. ':' .. ARGV[2 * i + 1])
-    redis.call('INCRBY', c, tonumber(ARGV[2 * i + 1]) - tonumber(ARGV[2 * i]))
+    redis.call('INCRBY', c, tonumber(ARGV[2 * i + 1]) - held)
   end
 end
 return 1`

@@ -82,4 +82,23 @@ describe("rate-limit windows leased per instance on one Redis", () => {
       expect(after.total).toBe(200 - 12)
       expect(after.weight).toBe(after.total)
     }))
+
+  it.effect("corrections that cross after a share's span each land: the entry ends at what was used", () =>
+    Effect.gen(function* () {
+      const id = `crossing`
+      const store = leasedWindowStore(redisWindowSource(yield* Effect.promise(redis), prefix), "crossing", 1_000)
+      const charge = { id, limit: 10_000, weight: 10 }
+      for (let i = 0; i < 20; i++) expect((yield* store.acquire([charge], `c${i}`)).admitted).toBe(true)
+      yield* TestClock.adjust(1_001)
+      // The share no longer admits: each correction writes its entry, these three at once.
+      yield* Effect.all([
+        store.adjust("c17", [{ id, from: 10, to: 4 }]),
+        store.adjust("c18", [{ id, from: 10, to: 4 }]),
+        store.adjust("c19", [{ id, from: 10, to: 13 }])
+      ], { concurrency: "unbounded" })
+      yield* store.sweep!
+      const after = yield* Effect.promise(() => entriesOf(id))
+      expect(after.total).toBe(200 - 6 - 6 + 3)
+      expect(after.weight).toBe(after.total)
+    }))
 })
