@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, it, vi } from "vitest"
+import { useFakeTimersInBlock } from "../support/FakeTimers.ts"
 import { watchBodyStall } from "../../src/Http/BodyStallWatch.ts"
 
 // The watcher reads only the message's `complete` flag and its socket's byte count, and keeps
@@ -12,12 +13,7 @@ const message = (complete = false) => {
 }
 
 describe("body stall watch", () => {
-  beforeAll(() => {
-    vi.useFakeTimers()
-  })
-  afterAll(() => {
-    vi.useRealTimers()
-  })
+  useFakeTimersInBlock()
 
   it("a body that sends nothing fires once, never before its stall time and within a quarter after it", () => {
     const { source } = message()

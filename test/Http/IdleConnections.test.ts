@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events"
 import { createServer, type Server } from "node:http"
 import { type AddressInfo, createConnection, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { useFakeTimersInBlock } from "../support/FakeTimers.ts"
 import { closeIdleConnections } from "../../src/Http/IdleConnections.ts"
 
 // The sweep reads a connection's byte counts and its response in progress, and keeps time with
@@ -30,12 +31,7 @@ const fakeServer = (idleMs: number) => {
 }
 
 describe("idle connections (fake clock)", () => {
-  beforeAll(() => {
-    vi.useFakeTimers()
-  })
-  afterAll(() => {
-    vi.useRealTimers()
-  })
+  useFakeTimersInBlock()
 
   it("a quiet connection is closed never before the idle time and within a quarter after it", () => {
     const { connect } = fakeServer(1000)

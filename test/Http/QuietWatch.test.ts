@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, it, vi } from "vitest"
+import { useFakeTimersInBlock } from "../support/FakeTimers.ts"
 import { watchQuiet } from "../../src/Http/QuietWatch.ts"
 
 // The sweep keeps time with `setInterval` and `Date.now`: fake timers make every case exact. Its
 // users' own rules are tested with them (BodyStallWatch, IdleConnections); here, the mechanism.
 describe("quiet watch", () => {
-  beforeAll(() => {
-    vi.useFakeTimers()
-  })
-  afterAll(() => {
-    vi.useRealTimers()
-  })
+  useFakeTimersInBlock()
 
   it("watches of any quiet times share one timer, which stops with the last watch", () => {
     const before = vi.getTimerCount()

@@ -66,6 +66,12 @@ export const decideWindows = (
         })
       ).pipe(Effect.mapError((cause) => new WindowStoreFailure({ cause })))
 
+/** Sets the weight of `ticket`'s entry in window `id` outright (whatever it was). */
+const reweigh = (sql: SqlClient.SqlClient, id: string, ticket: string, to: number): Effect.Effect<void, WindowStoreFailure> =>
+  Effect.asVoid(sql`UPDATE rate_window_entries SET weight = ${Math.round(to)} WHERE window_id = ${id} AND ticket = ${ticket}`).pipe(
+    Effect.mapError((cause) => new WindowStoreFailure({ cause }))
+  )
+
 /**
  * The sliding windows in Postgres, for instances that share a database but no Redis: one
  * transaction per admission (`decideWindows`).
@@ -78,11 +84,7 @@ export const postgresWindowStore = (sql: SqlClient.SqlClient): WindowStore => {
     name: "postgres",
     acquire: decide,
     peek: (charges) => decide(charges, undefined),
-    adjust: (ticket, corrections) =>
-      Effect.forEach(corrections, (c) =>
-        sql`UPDATE rate_window_entries SET weight = ${Math.round(c.to)} WHERE window_id = ${c.id} AND ticket = ${ticket}`, { discard: true }).pipe(
-        Effect.mapError(failed)
-      ),
+    adjust: (ticket, corrections) => Effect.forEach(corrections, (c) => reweigh(sql, c.id, ticket, c.to), { discard: true }),
     sweep: Effect.asVoid(
       sql`DELETE FROM rate_window_entries WHERE at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint - ${windowMs}`
     ).pipe(Effect.mapError(failed))
@@ -95,10 +97,7 @@ export const postgresWindowSource = (sql: SqlClient.SqlClient): WindowShareSourc
   return {
     name: "postgres",
     take: (charges, ticket, share) => decideWindows(sql, charges, ticket, share),
-    reweigh: (id, ticket, _from, to) =>
-      Effect.asVoid(sql`UPDATE rate_window_entries SET weight = ${Math.round(to)} WHERE window_id = ${id} AND ticket = ${ticket}`).pipe(
-        Effect.mapError((cause) => new WindowStoreFailure({ cause }))
-      ),
+    reweigh: (id, ticket, _from, to) => reweigh(sql, id, ticket, to),
     peek: store.peek,
     ...(store.sweep === undefined ? {} : { sweep: store.sweep })
   }
